@@ -1,0 +1,152 @@
+"""citerec settings: every knob comes from the environment (see README "Settings")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
+
+from .embedded import embedded_database_url
+from .env import env_bool, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("CITEREC_DATA_DIR", str(BASE_DIR / ".data")))
+
+DEBUG = env_bool("DEBUG", default=False)
+
+_DEV_SECRET_KEY = "insecure-dev-key-only-for-debug-and-tests-never-in-production-0123456789"
+SECRET_KEY = env_str("SECRET_KEY", _DEV_SECRET_KEY if DEBUG else "")
+if not SECRET_KEY:
+    # Refuse to start a production process with a guessable key.
+    if env_bool("CITEREC_ALLOW_DEV_SECRET", default=False):
+        SECRET_KEY = _DEV_SECRET_KEY
+    else:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "pgtrigger",
+    "pghistory",
+    "pghistory.admin",
+    "curation",
+    "api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "citerec.urls"
+WSGI_APPLICATION = "citerec.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: PostgreSQL only; the embedded server when DATABASE_URL is unset -------------
+DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(DATA_DIR / "pg")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("citerec runs on PostgreSQL only (history triggers, JSONB)")
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+
+# --- Security: strict unless DEBUG, so `check --deploy` is clean in production ------------
+_SECURE = not DEBUG
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=_SECURE)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=_SECURE)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=_SECURE)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if _SECURE else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=_SECURE)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=_SECURE)
+if env_bool("SECURE_PROXY_SSL_HEADER", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+X_FRAME_OPTIONS = "DENY"
+
+# --- History (django-pghistory): append-only event tables --------------------------------
+PGHISTORY_APPEND_ONLY = True
+
+# --- REST framework ----------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+}
+
+# --- Celery: Redis when REDIS_URL is set, otherwise tasks run eagerly in process ---------
+REDIS_URL = env_str("REDIS_URL")
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_QUEUE_NAMES = ("resolution", "notices", "crossref", "default")
+CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUE_NAMES]
+CELERY_TASK_ROUTES = {
+    "curation.tasks.resolve_*": {"queue": "resolution"},
+    "curation.tasks.refresh_notice*": {"queue": "notices"},
+    "curation.tasks.crossref_*": {"queue": "crossref"},
+}
+
+# --- Integrations ------------------------------------------------------------------------
+CITEREC_OFFLINE = env_bool("CITEREC_OFFLINE", default=False)
+CROSSREF_BASE_URL = env_str("CROSSREF_BASE_URL", "https://api.crossref.org").rstrip("/")
+CROSSREF_MAILTO = env_str("CROSSREF_MAILTO", "")
+
+# --- Logging: one line per event on stderr; the process manager keeps it ----------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"pgserver": {"level": "WARNING"}},
+}

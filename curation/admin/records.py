@@ -1,0 +1,108 @@
+"""Read-only, searchable admin for every curated model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from curation.models import (
+    CitedWork,
+    ExternalCitationMeasurement,
+    Observation,
+    Paper,
+    Resolution,
+    StandingNotice,
+    StandingSource,
+)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Show and search, never write: writes go through services that record who and why."""
+
+    show_full_result_count = False  # no full-table count on every page of a large table
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Paper)
+class PaperAdmin(ReadOnlyAdmin):
+    list_display = ("arxiv_id", "title", "primary_category", "latest_version", "in_catalogue")
+    list_filter = ("in_catalogue",)
+    search_fields = ("=arxiv_id", "title", "doi")
+
+
+class ResolutionInline(admin.StackedInline):
+    model = Resolution
+    can_delete = False
+    extra = 0
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class StandingNoticeInline(ResolutionInline):
+    model = StandingNotice  # type: ignore[assignment]
+
+
+@admin.register(Observation)
+class ObservationAdmin(ReadOnlyAdmin):
+    list_display = ("paper", "reference_index", "work_title", "status", "resolver_source", "pinned")
+    list_select_related = ("paper", "resolution")
+    list_filter = ("resolution__status", "resolution__resolver_source", "pinned", "source")
+    search_fields = ("=id", "=paper__arxiv_id", "work_title", "raw_text", "=work_doi", "=cited_paper__arxiv_id")
+    raw_id_fields = ("paper", "cited_paper", "cited_work")
+    inlines = (ResolutionInline, StandingNoticeInline)
+
+    @admin.display(description="state", ordering="resolution__status")
+    def status(self, obj: Observation) -> str:
+        return obj.resolution.status if hasattr(obj, "resolution") else "unresolved"
+
+    @admin.display(description="resolver source")
+    def resolver_source(self, obj: Observation) -> str | None:
+        return obj.resolution.resolver_source if hasattr(obj, "resolution") else None
+
+
+@admin.register(Resolution)
+class ResolutionAdmin(ReadOnlyAdmin):
+    list_display = ("observation", "status", "resolver_source", "origin", "observed_at")
+    list_filter = ("status", "resolver_source", "origin")
+    search_fields = ("=observation__id", "=observation__paper__arxiv_id")
+    list_select_related = ("observation__paper",)
+
+
+@admin.register(StandingNotice)
+class StandingNoticeAdmin(ReadOnlyAdmin):
+    list_display = ("observation", "state", "reason", "origin", "refreshed_at")
+    list_filter = ("state", "reason", "origin")
+    search_fields = ("=observation__id", "=observation__paper__arxiv_id")
+    list_select_related = ("observation__paper",)
+
+
+@admin.register(CitedWork)
+class CitedWorkAdmin(ReadOnlyAdmin):
+    list_display = ("doi", "arxiv_id", "title", "created_at")
+    search_fields = ("=doi", "=arxiv_id", "title")
+
+
+@admin.register(ExternalCitationMeasurement)
+class ExternalCitationMeasurementAdmin(ReadOnlyAdmin):
+    list_display = ("paper", "source", "count", "observed_at")
+    search_fields = ("=paper__arxiv_id", "source")
+
+
+@admin.register(StandingSource)
+class StandingSourceAdmin(ReadOnlyAdmin):
+    list_display = ("name", "label")
+    search_fields = ("name", "label")

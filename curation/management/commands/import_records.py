@@ -1,0 +1,82 @@
+"""Import citation records in pith.paper-citation-record.v1 (files or folders of them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from curation.audit import Actor
+from curation.canonical import canonical_json
+from curation.record_input import RecordInputError, load_record, record_files
+from curation.records import build_record
+from curation.services import record_import
+from curation.timefmt import parse_timestamp
+
+
+def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:
+    """Return the JSON path of the first place two documents differ, or None."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in sorted(set(expected) | set(actual)):
+            if key not in expected or key not in actual:
+                return f"{path}.{key}"
+            found = first_difference(expected[key], actual[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list) and isinstance(actual, list):
+        for i, (a, b) in enumerate(zip(expected, actual, strict=False)):
+            found = first_difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        return None if len(expected) == len(actual) else f"{path} (length)"
+    return None if expected == actual else path
+
+
+class Command(BaseCommand):
+    help = "Import pith.paper-citation-record.v1 files or folders. Never triggers resolution."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+", type=Path)
+        parser.add_argument("--reason", default="import of citation records")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        actor = Actor.importer("import_records")
+        failures = 0
+        files = list(record_files(options["paths"]))
+        if not files:
+            raise CommandError("no record files found in the paths given")
+        for path in files:
+            try:
+                document = load_record(path)
+                outcome = record_import(document=document, actor=actor, reason=options["reason"])
+            except RecordInputError as exc:
+                failures += 1
+                self.stderr.write(self.style.ERROR(f"rejected {exc}"))
+                continue
+            except ValueError as exc:
+                failures += 1
+                self.stderr.write(self.style.ERROR(f"rejected {path}: $: {exc}"))
+                continue
+            self.stdout.write(
+                f"{path}: arXiv:{outcome.arxiv_id} created {outcome.created}, updated {outcome.updated}, "
+                f"unchanged {outcome.unchanged}, retired {outcome.retired}"
+            )
+            for warning in outcome.warnings:
+                self.stderr.write(self.style.WARNING(f"{path}: {warning}"))
+            self._compare_export(path, document)
+        if failures:
+            raise CommandError(f"{failures} of {len(files)} file(s) rejected; the others were imported")
+
+    def _compare_export(self, path: Path, document: dict[str, Any]) -> None:
+        """Warn when the stored record does not export to the file's bytes (e.g. newer snapshots)."""
+        rebuilt = build_record(document["paper"]["arxiv_id"], parse_timestamp(document["as_of"]))
+        if rebuilt is not None and canonical_json(rebuilt) != canonical_json(document):
+            where = first_difference(document, rebuilt)
+            self.stderr.write(
+                self.style.WARNING(
+                    f"{path}: stored, but the record now exports differently from the file at {where} "
+                    "(the database holds other data for it, e.g. a newer paper snapshot)"
+                )
+            )

@@ -1,0 +1,214 @@
+"""The citation-record data model (SPEC §1), with history tracked by database triggers.
+
+Every tracked model's event table is append-only (PGHISTORY_APPEND_ONLY) and refuses an event
+without a history context (the `*_has_context` check constraints): a write that bypasses the
+services in curation/services/ fails instead of leaving an anonymous change behind.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pghistory
+from django.db import models
+from django.db.models import Q
+
+from .states import NoticeReason, NoticeState, Origin, ResolutionStatus, ResolverSource
+
+
+def _tracked(name: str, *trackers: pghistory.Tracker) -> pghistory.track:
+    """Track a model's changes; its events must carry a history context."""
+    constraint = models.CheckConstraint(
+        condition=Q(pgh_context__isnull=False), name=f"{name}_event_has_context"
+    )
+    chosen = trackers or (pghistory.InsertEvent(), pghistory.UpdateEvent(), pghistory.DeleteEvent())
+    return pghistory.track(
+        *chosen,
+        obj_field=pghistory.ObjForeignKey(related_name="history"),
+        meta={"constraints": [constraint]},
+    )
+
+
+# Catalogue inserts (millions of rows from the arXiv snapshot) are reference data, not curated
+# data: only updates and deletes of papers are history events.
+@_tracked("paper", pghistory.UpdateEvent(), pghistory.DeleteEvent())
+class Paper(models.Model):
+    """An arXiv paper known to the database: from the catalogue or from a record."""
+
+    arxiv_id = models.CharField(max_length=64, unique=True)
+    title = models.TextField(blank=True, default="")
+    authors = models.TextField(blank=True, default="")
+    doi = models.CharField(max_length=255, blank=True, default="", help_text="Published DOI")
+    categories = models.CharField(max_length=255, blank=True, default="")
+    primary_category = models.CharField(max_length=64, null=True, blank=True)
+    latest_version = models.PositiveSmallIntegerField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    last_updated = models.DateTimeField(null=True, blank=True)
+    snapshot_observed_at = models.DateTimeField(null=True, blank=True)
+    journal_ref = models.TextField(blank=True, default="")
+    comments = models.TextField(blank=True, default="")
+    in_catalogue = models.BooleanField(default=False, help_text="Present in the arXiv snapshot")
+
+    class Meta:
+        ordering = ["arxiv_id"]
+
+    def __str__(self) -> str:
+        return f"arXiv:{self.arxiv_id}"
+
+
+@_tracked("citedwork")
+class CitedWork(models.Model):
+    """A canonical cited work (a DOI or an arXiv id): what notices and receipts attach to."""
+
+    doi = models.CharField(max_length=255, null=True, blank=True, unique=True)
+    arxiv_id = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    title = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(doi__isnull=False) | Q(arxiv_id__isnull=False),
+                name="citedwork_has_canonical_id",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"doi:{self.doi}" if self.doi else f"arXiv:{self.arxiv_id}"
+
+
+@_tracked("observation")
+class Observation(models.Model):
+    """One reference made by a citing paper, with the work it describes (v1 `outbound[i]`).
+
+    Identity (SPEC §6) is (paper, source, normalized_text, occurrence) for references read from
+    a reference list; imported observations carry no raw text and are identified by their id.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    paper = models.ForeignKey(Paper, on_delete=models.PROTECT, related_name="outbound")
+    source = models.CharField(max_length=64)
+    reference_index = models.IntegerField()
+    source_observed_at = models.DateTimeField()
+    raw_text = models.TextField(null=True, blank=True)
+    normalized_text = models.TextField(blank=True, default="")
+    occurrence = models.PositiveIntegerField(default=1)
+
+    cited_paper = models.ForeignKey(
+        Paper, on_delete=models.PROTECT, null=True, blank=True, related_name="cited_by"
+    )
+    cited_work = models.ForeignKey(
+        CitedWork, on_delete=models.SET_NULL, null=True, blank=True, related_name="observations"
+    )
+
+    # The work as the reference describes it (v1 `citation.cited_work`; null when not described).
+    work_described = models.BooleanField(default=True)
+    work_id = models.UUIDField(null=True, blank=True)
+    work_title = models.TextField(null=True, blank=True)
+    work_year = models.IntegerField(null=True, blank=True)
+    work_venue = models.TextField(null=True, blank=True)
+    work_doi = models.CharField(max_length=255, null=True, blank=True)
+    work_arxiv_id = models.CharField(max_length=64, null=True, blank=True)
+    work_pith_arxiv_id = models.CharField(max_length=64, null=True, blank=True)
+    work_metadata_source = models.CharField(max_length=64, null=True, blank=True)
+    work_snapshot_observed_at = models.DateTimeField(null=True, blank=True)
+
+    pinned = models.BooleanField(default=False, help_text="A curator decided; resolver runs leave it")
+    no_canonical_record = models.BooleanField(default=False)
+    retired_at = models.DateTimeField(null=True, blank=True)
+    revision = models.PositiveIntegerField(default=1, help_text="Bumped on every change (no lost updates)")
+    changed_at = models.DateTimeField(help_text="Last substantive change (API changed_since)")
+
+    class Meta:
+        ordering = ["paper_id", "reference_index", "id"]
+        indexes = [
+            models.Index(fields=["paper", "reference_index"], name="obs_paper_refindex"),
+            models.Index(fields=["cited_paper"], name="obs_cited_paper"),
+            models.Index(fields=["changed_at"], name="obs_changed_at"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["paper", "source", "normalized_text", "occurrence"],
+                condition=Q(raw_text__isnull=False),
+                name="observation_identity",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.paper_id} ref {self.reference_index}"
+
+
+@_tracked("resolution")
+class Resolution(models.Model):
+    """The current resolution of an observation, with the evidence for it."""
+
+    observation = models.OneToOneField(
+        Observation, on_delete=models.CASCADE, primary_key=True, related_name="resolution"
+    )
+    status = models.CharField(max_length=32, choices=ResolutionStatus.choices)
+    resolver_source = models.CharField(
+        max_length=32, choices=ResolverSource.choices, null=True, blank=True
+    )
+    observed_at = models.DateTimeField()
+    evidence = models.JSONField(default=dict, blank=True)
+    origin = models.CharField(max_length=16, choices=Origin.choices)
+    resolver_version = models.CharField(max_length=32, blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["status"], name="resolution_status")]
+
+    def __str__(self) -> str:
+        return f"{self.status} ({self.resolver_source or 'no resolver link'})"
+
+
+@_tracked("standingnotice")
+class StandingNotice(models.Model):
+    """What named sources report about an observation's cited work (v1 `standing_notice`).
+
+    `events` and `source_receipts` hold the v1 lists; imported notices are kept as they came
+    until citerec refreshes them (SPEC §1 "Imported versus computed").
+    """
+
+    observation = models.OneToOneField(
+        Observation, on_delete=models.CASCADE, primary_key=True, related_name="standing_notice"
+    )
+    state = models.CharField(max_length=16, choices=NoticeState.choices)
+    reason = models.CharField(max_length=64, choices=NoticeReason.choices, null=True, blank=True)
+    observation_text = models.TextField(null=True, blank=True)
+    events = models.JSONField(default=list, blank=True)
+    source_receipts = models.JSONField(default=list, blank=True)
+    origin = models.CharField(max_length=16, choices=Origin.choices)
+    refreshed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.state} {self.reason or ''}".strip()
+
+
+@_tracked("measurement")
+class ExternalCitationMeasurement(models.Model):
+    """A dated citation count for a paper from one named source (never summed across sources)."""
+
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="measurements")
+    position = models.PositiveIntegerField(default=0, help_text="Order within the record")
+    source = models.CharField(max_length=64)
+    observed_at = models.DateTimeField(null=True, blank=True)
+    count = models.IntegerField(null=True, blank=True)
+    document = models.JSONField(help_text="The v1 item, exactly as stored or built")
+
+    class Meta:
+        ordering = ["paper_id", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.count}"
+
+
+@_tracked("standingsource")
+class StandingSource(models.Model):
+    """A named source that can report notices about a work (Crossref, Retraction Watch, ...)."""
+
+    name = models.CharField(max_length=64, unique=True)
+    label = models.CharField(max_length=128)
+    description = models.TextField(blank=True, default="")
+
+    def __str__(self) -> str:
+        return self.name
