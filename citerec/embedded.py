@@ -10,9 +10,11 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+DATABASE_NAME = "citerec"
+
 
 def embedded_database_url(data_dir: Path) -> str:
-    """Start (or reuse) the embedded server under data_dir and return its URL."""
+    """Start (or reuse) the embedded server under data_dir and return the citerec database URL."""
     with warnings.catch_warnings():
         # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI); it is harmless here.
         warnings.simplefilter("ignore")
@@ -20,5 +22,8 @@ def embedded_database_url(data_dir: Path) -> str:
 
     data_dir.mkdir(parents=True, exist_ok=True)
     server = pgserver.get_server(str(data_dir), cleanup_mode=None)
-    # pgserver gives a socket URL like postgresql://postgres:@/postgres?host=/path
-    return str(server.get_uri())
+    exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE_NAME}';")
+    if "(1 row)" not in exists:
+        server.psql(f"CREATE DATABASE {DATABASE_NAME};")
+    # A socket URL: postgresql://postgres:@/citerec?host=<data_dir>
+    return str(server.get_uri(DATABASE_NAME))

@@ -74,7 +74,9 @@ TEMPLATES = [
 
 # --- Database: PostgreSQL only; the embedded server when DATABASE_URL is unset -------------
 DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(DATA_DIR / "pg")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
+DATABASES = {
+    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))
+}
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("citerec runs on PostgreSQL only (history triggers, JSONB)")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -9,7 +9,9 @@ from typing import Any
 
 def canonical_json(obj: Any) -> bytes:
     """Encode obj as canonical JSON: sorted keys, no spaces, UTF-8, non-ASCII kept."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
 
 
 def sha256_digest(obj: Any) -> str:

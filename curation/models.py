@@ -113,10 +113,14 @@ class Observation(models.Model):
     work_metadata_source = models.CharField(max_length=64, null=True, blank=True)
     work_snapshot_observed_at = models.DateTimeField(null=True, blank=True)
 
-    pinned = models.BooleanField(default=False, help_text="A curator decided; resolver runs leave it")
+    pinned = models.BooleanField(
+        default=False, help_text="A curator decided; resolver runs leave it"
+    )
     no_canonical_record = models.BooleanField(default=False)
     retired_at = models.DateTimeField(null=True, blank=True)
-    revision = models.PositiveIntegerField(default=1, help_text="Bumped on every change (no lost updates)")
+    revision = models.PositiveIntegerField(
+        default=1, help_text="Bumped on every change (no lost updates)"
+    )
     changed_at = models.DateTimeField(help_text="Last substantive change (API changed_since)")
 
     class Meta:

@@ -51,7 +51,9 @@ def load_record(path: Path) -> dict[str, Any]:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RecordInputError(name, "$", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+        raise RecordInputError(
+            name, "$", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from exc
     check_record(document, name)
     return document  # type: ignore[no-any-return]
 
@@ -60,9 +62,13 @@ def check_record(document: Any, name: str) -> None:
     """Raise RecordInputError for the first problem in a parsed record document."""
     if isinstance(document, dict) and document.get("schema") != "pith.paper-citation-record.v1":
         raise RecordInputError(
-            name, "$.schema", f"expected 'pith.paper-citation-record.v1', found {document.get('schema')!r}"
+            name,
+            "$.schema",
+            f"expected 'pith.paper-citation-record.v1', found {document.get('schema')!r}",
         )
-    error = next(iter(sorted(_VALIDATOR.iter_errors(document), key=lambda e: list(e.absolute_path))), None)
+    error = next(
+        iter(sorted(_VALIDATOR.iter_errors(document), key=lambda e: list(e.absolute_path))), None
+    )
     if error is not None:
         raise RecordInputError(name, error.json_path, error.message)
     _check_observations(document, name)
@@ -81,19 +87,30 @@ def _check_observations(document: dict[str, Any], name: str) -> None:
             path = f"$.{list_name}[{i}]"
             obs_id = observation["observation_id"].lower()
             if obs_id in seen:
-                raise RecordInputError(name, f"{path}.observation_id", f"duplicate of {seen[obs_id]}")
+                raise RecordInputError(
+                    name, f"{path}.observation_id", f"duplicate of {seen[obs_id]}"
+                )
             seen[obs_id] = path
             expected = observation_digest(observation)
             if observation["observation_digest"] != expected:
                 raise RecordInputError(
-                    name, f"{path}.observation_digest", f"does not match the content (content gives {expected})"
+                    name,
+                    f"{path}.observation_digest",
+                    f"does not match the content (content gives {expected})",
                 )
             citation = observation["citation"]
             if list_name == "outbound" and citation["citing_paper"]["arxiv_id"] != arxiv_id:
                 raise RecordInputError(
-                    name, f"{path}.citation.citing_paper.arxiv_id", f"expected the record's paper {arxiv_id}"
+                    name,
+                    f"{path}.citation.citing_paper.arxiv_id",
+                    f"expected the record's paper {arxiv_id}",
                 )
-            if list_name == "inbound" and (citation["cited_paper"] or {}).get("arxiv_id") != arxiv_id:
+            if (
+                list_name == "inbound"
+                and (citation["cited_paper"] or {}).get("arxiv_id") != arxiv_id
+            ):
                 raise RecordInputError(
-                    name, f"{path}.citation.cited_paper.arxiv_id", f"expected the record's paper {arxiv_id}"
+                    name,
+                    f"{path}.citation.cited_paper.arxiv_id",
+                    f"expected the record's paper {arxiv_id}",
                 )

@@ -13,10 +13,12 @@ from .canonical import canonical_json, context_digest, observation_digest
 from .models import Observation, Paper, Resolution, StandingNotice
 from .selectors import RECORD_CAP, RECORD_STATEMENT_BUDGET, RecordData, record_data
 from .states import NoticeReason, NoticeState, ResolutionStatus
-from .timefmt import format_micro_offset, format_micro_z, format_seconds, truncate_to_minute
+from .timefmt import format_micro_z, format_seconds, truncate_to_minute
 
 SCHEMA = "pith.paper-citation-record.v1"
-REFUSAL = "A citation records a reference. It does not transfer a finding from one paper to another."
+REFUSAL = (
+    "A citation records a reference. It does not transfer a finding from one paper to another."
+)
 
 _COVERAGE_TEXT = {
     "reference_resolution": (
@@ -108,7 +110,9 @@ def _standing_notice(observation: Observation) -> dict[str, Any]:
     if notice is None:
         has_link = observation.cited_work_id is not None or observation.cited_paper_id is not None
         reason = (
-            NoticeReason.NO_SOURCE_ANSWERED if has_link else NoticeReason.CANONICAL_WORK_LINK_UNAVAILABLE
+            NoticeReason.NO_SOURCE_ANSWERED
+            if has_link
+            else NoticeReason.CANONICAL_WORK_LINK_UNAVAILABLE
         )
         return {
             "events": [],
@@ -169,7 +173,9 @@ def _coverage_lane(lane: str, denominator: int, observed: int, at: str | None) -
     }
 
 
-def _coverage(data: RecordData, outbound: list[dict[str, Any]], inbound: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _coverage(
+    data: RecordData, outbound: list[dict[str, Any]], inbound: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Return the four coverage lanes in their fixed order."""
     # All stored timestamps share one fixed-width UTC format, so max() on text is max() on time.
     receipts = [r["observed_at"] for o in outbound for r in o["standing_notice"]["source_receipts"]]
@@ -223,7 +229,11 @@ def build_record_from(data: RecordData, as_of: datetime) -> dict[str, Any]:
     counts = {status.value: data.state_counts.get(status.value, 0) for status in ResolutionStatus}
     record: dict[str, Any] = {
         "as_of": format_seconds(as_of),
-        "caps": {"database_statements": RECORD_STATEMENT_BUDGET, "inbound": RECORD_CAP, "outbound": RECORD_CAP},
+        "caps": {
+            "database_statements": RECORD_STATEMENT_BUDGET,
+            "inbound": RECORD_CAP,
+            "outbound": RECORD_CAP,
+        },
         "coverage": _coverage(data, outbound, inbound),
         "external_citation_measurements": [m.document for m in data.measurements],
         "inbound": inbound,
@@ -238,7 +248,9 @@ def build_record_from(data: RecordData, as_of: datetime) -> dict[str, Any]:
         "refusal": REFUSAL,
         "schema": SCHEMA,
         "standing_sources": data.standing_sources,
-        "thesis": _thesis(as_of, len(outbound), data.outbound_total, data.inbound_total, data.paper.arxiv_id),
+        "thesis": _thesis(
+            as_of, len(outbound), data.outbound_total, data.inbound_total, data.paper.arxiv_id
+        ),
     }
     record["context_digest"] = context_digest(record)
     return record

@@ -59,6 +59,7 @@ def _apply(instance: Any, values: dict[str, Any]) -> list[str]:
 
 # --- papers ------------------------------------------------------------------------------
 
+
 def _paper_values(block: dict[str, Any]) -> dict[str, Any]:
     """Return Paper field values from a v1 paper block or paper reference block."""
     values = {
@@ -66,7 +67,9 @@ def _paper_values(block: dict[str, Any]) -> dict[str, Any]:
         "submitted_at": _ts(block["submitted_at"]),
         "last_updated": _ts(block["last_updated"]),
         "snapshot_observed_at": _ts(block["snapshot_observed_at"]),
-        "latest_version": block["latest_version"] if "latest_version" in block else block["version"],
+        "latest_version": block["latest_version"]
+        if "latest_version" in block
+        else block["version"],
     }
     if "primary_category" in block:
         values["primary_category"] = block["primary_category"]
@@ -89,6 +92,7 @@ def _upsert_paper(arxiv_id: str, values: dict[str, Any], cache: dict[str, Paper]
 
 
 # --- observations ------------------------------------------------------------------------
+
 
 def _cited_work_link(doi: str | None, cited_paper: Paper | None) -> CitedWork | None:
     """Return the canonical work an observation links to (DOI first, else the arXiv paper)."""
@@ -141,7 +145,10 @@ def _resolution_values(item: dict[str, Any]) -> dict[str, Any]:
 def _notice_values(item: dict[str, Any]) -> dict[str, Any]:
     notice = item["standing_notice"]
     receipts = [
-        {"observed_at": format_micro_offset(parse_timestamp(r["observed_at"])), "source": r["source"]}
+        {
+            "observed_at": format_micro_offset(parse_timestamp(r["observed_at"])),
+            "source": r["source"],
+        }
         for r in notice["source_receipts"]
     ]
     return {
@@ -272,7 +279,9 @@ def record_import(*, document: dict[str, Any], actor: Actor, reason: str) -> Imp
     return outcome
 
 
-def _retire_missing(paper: Paper, kept: set[uuid.UUID], now: datetime, outcome: ImportOutcome) -> int:
+def _retire_missing(
+    paper: Paper, kept: set[uuid.UUID], now: datetime, outcome: ImportOutcome
+) -> int:
     """Retire imported observations the new record no longer lists (kept in history)."""
     missing = Observation.objects.filter(
         paper=paper, raw_text__isnull=True, retired_at__isnull=True

@@ -46,7 +46,10 @@ class NoticeState(models.TextChoices):
 class NoticeReason(models.TextChoices):
     """Why a standing notice is unavailable."""
 
-    CANONICAL_WORK_LINK_UNAVAILABLE = "canonical_work_link_unavailable", "canonical work link unavailable"
+    CANONICAL_WORK_LINK_UNAVAILABLE = (
+        "canonical_work_link_unavailable",
+        "canonical work link unavailable",
+    )
     NO_SOURCE_ANSWERED = "no_source_answered", "no source answered"
 
 

@@ -7,6 +7,10 @@ from . import views
 _ID = r"(?P<arxiv_id>[A-Za-z0-9.\-]+(?:/[0-9]+)?(?:v[0-9]+)?)"
 
 urlpatterns = [
-    re_path(rf"^paper/{_ID}/citation-record\.json$", views.citation_record_json, name="citation-record-json"),
+    re_path(
+        rf"^paper/{_ID}/citation-record\.json$",
+        views.citation_record_json,
+        name="citation-record-json",
+    ),
     re_path(rf"^paper/{_ID}/citation-record$", views.citation_record_page, name="citation-record"),
 ]

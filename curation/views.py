@@ -42,7 +42,9 @@ def citation_record_json(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     if _etag_matches(request, etag):
         response: HttpResponse = HttpResponseNotModified()
     else:
-        response = HttpResponse(record_bytes(record), content_type="application/json; charset=utf-8")
+        response = HttpResponse(
+            record_bytes(record), content_type="application/json; charset=utf-8"
+        )
     response["ETag"] = etag
     response["Cache-Control"] = RECORD_CACHE_CONTROL
     return response

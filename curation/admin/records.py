@@ -61,7 +61,14 @@ class ObservationAdmin(ReadOnlyAdmin):
     list_display = ("paper", "reference_index", "work_title", "status", "resolver_source", "pinned")
     list_select_related = ("paper", "resolution")
     list_filter = ("resolution__status", "resolution__resolver_source", "pinned", "source")
-    search_fields = ("=id", "=paper__arxiv_id", "work_title", "raw_text", "=work_doi", "=cited_paper__arxiv_id")
+    search_fields = (
+        "=id",
+        "=paper__arxiv_id",
+        "work_title",
+        "raw_text",
+        "=work_doi",
+        "=cited_paper__arxiv_id",
+    )
     raw_id_fields = ("paper", "cited_paper", "cited_work")
     inlines = (ResolutionInline, StandingNoticeInline)
 

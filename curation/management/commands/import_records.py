@@ -67,7 +67,9 @@ class Command(BaseCommand):
                 self.stderr.write(self.style.WARNING(f"{path}: {warning}"))
             self._compare_export(path, document)
         if failures:
-            raise CommandError(f"{failures} of {len(files)} file(s) rejected; the others were imported")
+            raise CommandError(
+                f"{failures} of {len(files)} file(s) rejected; the others were imported"
+            )
 
     def _compare_export(self, path: Path, document: dict[str, Any]) -> None:
         """Warn when the stored record does not export to the file's bytes (e.g. newer snapshots)."""

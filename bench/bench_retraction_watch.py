@@ -1,0 +1,102 @@
+"""Time the Retraction Watch CSV reader on a generated 70,000-row file and print rows/s.
+
+Usage: python bench/bench_retraction_watch.py [ROWS]
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import platform
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from curation.notices.retraction_watch import (  # noqa: E402
+    COLUMNS,
+    RetractionWatchRow,
+    group_by_paper,
+    read_retraction_watch,
+    superseding_state,
+)
+
+NATURES = ["Retraction"] * 8 + ["Correction", "Expression of concern", "Reinstatement"]
+REASONS = [
+    "Concerns/Issues about Data",
+    "Compromised Peer Review",
+    "Investigation by Journal/Publisher",
+    "Paper Mill",
+    "Unreliable Results and/or Conclusions",
+]
+
+
+def write_sample(path: Path, rows: int, seed: int = 7) -> None:
+    """Write a CSV shaped like the full export: trailing commas, odd bytes, empty tail."""
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow([*COLUMNS, ""])
+        for record_id in range(1, rows + 1):
+            # About one paper in ten has a second notice (EoC upgraded, etc.).
+            paper = record_id if rng.random() > 0.1 else max(1, record_id - rng.randint(1, 50))
+            writer.writerow(
+                [
+                    str(record_id),
+                    f"Placeholder title {record_id} on something measured",
+                    "(B/T) Computer Science;(PHY) Engineering - Electrical;",
+                    "Placeholder Univ; Placeholder Lab",
+                    "Placeholder Journal of Things",
+                    "Placeholder Press",
+                    "Placeland",
+                    "Pat Placeholder;Sam Standin",
+                    "https://example.org/rw-post-placeholder",
+                    "Research Article;",
+                    f"{rng.randint(1, 12)}/{rng.randint(1, 28)}/{rng.randint(2000, 2026)} 0:00",
+                    rng.choice([f"10.1016/j.bench.{record_id}", "unavailable", ""]),
+                    rng.choice(["0", str(30_000_000 + record_id)]),
+                    f"{rng.randint(1, 12)}/{rng.randint(1, 28)}/{rng.randint(1990, 2020)} 0:00",
+                    f"10.1016/J.BENCH.PAPER.{paper}",
+                    "0",
+                    rng.choice(NATURES),
+                    ";".join(rng.sample(REASONS, 3)) + ";",
+                    rng.choice(["No", "Yes"]),
+                    "See also: https://example.org/pubpeer-placeholder",
+                    "",
+                ]
+            )
+        writer.writerows([[""] * (len(COLUMNS) + 1)] * 190)
+    # A few rows with bytes that are not UTF-8, as in the real file.
+    data = path.read_bytes().replace(b"Placeholder Univ; Placeholder Lab", b"Universit\xe9", 50)
+    path.write_bytes(data)
+
+
+def main() -> None:
+    rows = int(sys.argv[1]) if len(sys.argv) > 1 else 70_000
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "retraction_watch.csv"
+        write_sample(path, rows)
+        size_mb = path.stat().st_size / 1e6
+        start = time.perf_counter()
+        parsed = [r for r in read_retraction_watch(path) if isinstance(r, RetractionWatchRow)]
+        read_s = time.perf_counter() - start
+        events = [e for r in parsed if (e := r.to_event()) is not None]
+        states = [superseding_state(g) for g in group_by_paper(parsed)]
+        total_s = time.perf_counter() - start
+    redecoded = sum(r.redecoded for r in parsed)
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
+    print(f"file: {rows:,} rows + 190 empty, {size_mb:.1f} MB; {redecoded} rows re-decoded")
+    print(f"read:  {len(parsed):,} rows in {read_s:.2f} s = {len(parsed) / read_s:,.0f} rows/s")
+    print(
+        f"read + events + superseding: {len(events):,} events, {len(states):,} papers "
+        f"in {total_s:.2f} s = {len(parsed) / total_s:,.0f} rows/s"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""The notice-event vocabulary shared by every notice source (no Django import)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+from typing import Any, Final, Literal
+from urllib.parse import unquote
+
+Source = Literal["crossref", "retraction_watch", "arxiv"]
+SOURCES: Final[frozenset[str]] = frozenset({"crossref", "retraction_watch", "arxiv"})
+
+
+class EventType(StrEnum):
+    """Name what a notice says about a work (SPEC §4 `type`)."""
+
+    RETRACTION = "retraction"
+    PARTIAL_RETRACTION = "partial_retraction"
+    CORRECTION = "correction"
+    EXPRESSION_OF_CONCERN = "expression_of_concern"
+    WITHDRAWAL = "withdrawal"
+    REINSTATEMENT = "reinstatement"
+    REMOVAL = "removal"
+    OTHER = "other"
+
+
+# Most severe first: the review queue must put what makes a cited work unusable
+# (gone from the record) ahead of what only qualifies it. A reinstatement undoes
+# a retraction, so it is news, but good news; `other` is the least informative.
+SEVERITY_ORDER: Final[tuple[EventType, ...]] = (
+    EventType.RETRACTION,
+    EventType.REMOVAL,
+    EventType.WITHDRAWAL,
+    EventType.PARTIAL_RETRACTION,
+    EventType.EXPRESSION_OF_CONCERN,
+    EventType.CORRECTION,
+    EventType.REINSTATEMENT,
+    EventType.OTHER,
+)
+_SEVERITY_RANK: Final[dict[EventType, int]] = {t: i for i, t in enumerate(SEVERITY_ORDER)}
+
+
+def severity_rank(event_type: EventType) -> int:
+    """Return the review-queue rank of a type: 0 is the most severe."""
+    return _SEVERITY_RANK[event_type]
+
+
+def _vocabulary_key(value: str) -> str:
+    """Return a source term folded so that case, hyphens and spaces do not matter."""
+    return re.sub(r"[\s\-]+", "_", value.strip().lower())
+
+
+# Crossref `update-to`/`updated-by` types (publisher deposits and the
+# Retraction Watch feed), including spellings seen in older deposits.
+_CROSSREF_TYPES: Final[dict[str, EventType]] = {
+    "retraction": EventType.RETRACTION,
+    "retracted": EventType.RETRACTION,
+    "partial_retraction": EventType.PARTIAL_RETRACTION,
+    "correction": EventType.CORRECTION,
+    "erratum": EventType.CORRECTION,
+    "corrigendum": EventType.CORRECTION,
+    "expression_of_concern": EventType.EXPRESSION_OF_CONCERN,
+    "concern": EventType.EXPRESSION_OF_CONCERN,
+    "withdrawal": EventType.WITHDRAWAL,
+    "withdrawn": EventType.WITHDRAWAL,
+    "removal": EventType.REMOVAL,
+    "removed": EventType.REMOVAL,
+    "reinstatement": EventType.REINSTATEMENT,
+    "reinstated": EventType.REINSTATEMENT,
+    # Not notices about the standing of the work: kept, but as `other`.
+    "new_version": EventType.OTHER,
+    "new_edition": EventType.OTHER,
+    "addendum": EventType.OTHER,
+    "clarification": EventType.OTHER,
+}
+
+_RETRACTION_WATCH_NATURES: Final[dict[str, EventType]] = {
+    "retraction": EventType.RETRACTION,
+    "correction": EventType.CORRECTION,
+    "expression_of_concern": EventType.EXPRESSION_OF_CONCERN,
+    "reinstatement": EventType.REINSTATEMENT,
+}
+
+
+def _lookup(vocabulary: dict[str, EventType], term: str | None) -> EventType:
+    """Return the EventType for a source term; an unknown or missing term is `other`."""
+    return vocabulary.get(_vocabulary_key(term), EventType.OTHER) if term else EventType.OTHER
+
+
+def event_type_from_crossref(update_type: str | None) -> EventType:
+    """Map a Crossref update type (e.g. `erratum`, `expression_of_concern`) to an EventType."""
+    return _lookup(_CROSSREF_TYPES, update_type)
+
+
+def event_type_from_retraction_watch(nature: str | None) -> EventType:
+    """Map a Retraction Watch `RetractionNature` value to an EventType."""
+    return _lookup(_RETRACTION_WATCH_NATURES, nature)
+
+
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*|doi\s+)", re.IGNORECASE)
+_DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
+_TRAILING_PUNCTUATION = ".,;:"
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.", re.IGNORECASE)
+
+
+def canonical_doi(value: str | None) -> str | None:
+    """Return the DOI in canonical form (bare, URL-decoded, lower-case), or None."""
+    if value is None:
+        return None
+    doi = unquote(_DOI_PREFIX.sub("", value.strip())).strip().lower()
+    # Trailing punctuation comes from the sentence around a DOI, never from the
+    # DOI; inner commas and semicolons (SICI DOIs) are part of it and stay.
+    while doi:
+        if doi[-1] in _TRAILING_PUNCTUATION:
+            doi = doi[:-1]
+        elif doi[-1] == ")" and doi.count("(") < doi.count(")"):
+            doi = doi[:-1]
+        else:
+            break
+    return doi if _DOI_SHAPE.match(doi) else None
+
+
+def is_arxiv_doi(doi: str | None) -> bool:
+    """Return whether a DOI is one DataCite minted for an arXiv paper (10.48550/arXiv.*)."""
+    return doi is not None and _ARXIV_DOI.match(doi) is not None
+
+
+def arxiv_id_from_doi(doi: str | None) -> str | None:
+    """Return the arXiv id inside an arXiv DOI (`10.48550/arXiv.2412.14374`), or None."""
+    if doi is None or not is_arxiv_doi(doi):
+        return None
+    return doi[len("10.48550/arxiv.") :]
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeEvent:
+    """One notice a source reports about a canonical work."""
+
+    type: EventType
+    source: Source
+    work_doi: str | None = None
+    work_arxiv_id: str | None = None
+    notice_doi: str | None = None
+    notice_url: str | None = None
+    date: date | None = None
+    reasons: tuple[str, ...] = field(default=())
+    source_record_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.work_doi is None and self.work_arxiv_id is None:
+            raise ValueError("a notice event needs work_doi or work_arxiv_id")
+        if self.source not in SOURCES:
+            raise ValueError(f"unknown notice source {self.source!r}")
+        # Accept the plain string so callers reading stored rows need not wrap it.
+        object.__setattr__(self, "type", EventType(self.type))
+
+    @property
+    def sort_key(self) -> tuple[Any, ...]:
+        """Order events as v1 lists them: by date (undated last), then type."""
+        # The tail makes the order total, so a record's digest never depends on
+        # the order in which a source happened to answer.
+        return (
+            self.date is None,
+            self.date or date.min,
+            self.type.value,
+            self.source,
+            self.notice_doi or "",
+            self.source_record_id or "",
+        )
+
+    def to_v1(self) -> dict[str, Any]:
+        """Return the event as a `pith.paper-citation-record.v1` event dict."""
+        return {
+            "date": self.date.isoformat() if self.date else None,
+            "notice_doi": self.notice_doi,
+            "notice_url": self.notice_url,
+            "reasons": list(self.reasons),
+            "source": self.source,
+            "source_record_id": self.source_record_id,
+            "type": self.type.value,
+        }
+
+
+def sorted_v1(events: Iterable[NoticeEvent]) -> list[dict[str, Any]]:
+    """Return events as v1 dicts in v1 order."""
+    return [e.to_v1() for e in sorted(events, key=lambda e: e.sort_key)]
+
+
+def most_severe(events: Iterable[NoticeEvent]) -> NoticeEvent | None:
+    """Return the event the review queue should show first, or None."""
+    return min(events, key=lambda e: (severity_rank(e.type), e.sort_key), default=None)

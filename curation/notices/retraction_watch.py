@@ -1,0 +1,364 @@
+"""Stream the Retraction Watch CSV (as Crossref publishes it) into typed rows."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date
+from os import PathLike
+from typing import IO, Final
+
+from curation.notices.events import (
+    EventType,
+    NoticeEvent,
+    arxiv_id_from_doi,
+    canonical_doi,
+    event_type_from_retraction_watch,
+    severity_rank,
+)
+
+COLUMNS: Final[tuple[str, ...]] = (
+    "Record ID",
+    "Title",
+    "Subject",
+    "Institution",
+    "Journal",
+    "Publisher",
+    "Country",
+    "Author",
+    "URLS",
+    "ArticleType",
+    "RetractionDate",
+    "RetractionDOI",
+    "RetractionPubMedID",
+    "OriginalPaperDate",
+    "OriginalPaperDOI",
+    "OriginalPaperPubMedID",
+    "RetractionNature",
+    "Reason",
+    "Paywalled",
+    "Notes",
+)
+_INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(COLUMNS)}
+_MISSING_DOI: Final[frozenset[str]] = frozenset({"", "unavailable", "n/a", "na", "none"})
+# Bytes that are not UTF-8 arrive as lone surrogates (errors="surrogateescape"),
+# so the CSV parser still sees every comma, quote and newline where it is.
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")
+
+
+class RetractionWatchHeaderError(ValueError):
+    """The file does not start with the Retraction Watch header."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowError:
+    """A row that could not be read; the rest of the file still is."""
+
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.field}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class RetractionWatchRow:
+    """One Retraction Watch record: a notice about one original paper."""
+
+    line: int
+    record_id: int
+    title: str
+    journal: str
+    publisher: str
+    article_types: tuple[str, ...]
+    urls: tuple[str, ...]
+    retraction_date: date | None
+    notice_doi: str | None
+    notice_pubmed_id: int | None
+    original_date: date | None
+    original_doi: str | None
+    original_pubmed_id: int | None
+    nature: EventType
+    raw_nature: str
+    reasons: tuple[str, ...]
+    paywalled: bool | None
+    redecoded: bool = False
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def paper_keys(self) -> tuple[str, ...]:
+        """Return the identifiers of the original paper (`doi:...`, `pmid:...`)."""
+        keys = []
+        if self.original_doi:
+            keys.append(f"doi:{self.original_doi}")
+        if self.original_pubmed_id:
+            keys.append(f"pmid:{self.original_pubmed_id}")
+        return tuple(keys)
+
+    def to_event(self) -> NoticeEvent | None:
+        """Return the row as a notice event, or None when the paper has no DOI."""
+        # citerec's canonical works are DOIs and arXiv ids; a PubMed-only row
+        # cannot be attached to one, so it produces no event.
+        if self.original_doi is None:
+            return None
+        return NoticeEvent(
+            type=self.nature,
+            source="retraction_watch",
+            work_doi=self.original_doi,
+            work_arxiv_id=arxiv_id_from_doi(self.original_doi),
+            notice_doi=self.notice_doi,
+            notice_url=None,
+            date=self.retraction_date,
+            reasons=self.reasons,
+            source_record_id=str(self.record_id),
+        )
+
+
+class _FieldError(Exception):
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def read_retraction_watch(
+    path: str | PathLike[str],
+) -> Iterator[RetractionWatchRow | RowError]:
+    """Yield the rows (or row errors) of a Retraction Watch CSV file."""
+    with open(path, "rb") as stream:
+        yield from iter_retraction_watch(stream, name=str(path))
+
+
+def iter_retraction_watch(
+    stream: IO[bytes], *, name: str = "<stream>"
+) -> Iterator[RetractionWatchRow | RowError]:
+    """Yield the rows (or row errors) of a Retraction Watch CSV byte stream."""
+    text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
+    try:
+        reader = csv.reader(text)
+        _check_header(next(reader, None), name)
+        last_line = reader.line_num
+        while True:
+            try:
+                cells = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield RowError(last_line + 1, "(row)", f"unreadable CSV: {exc}")
+                last_line = reader.line_num
+                continue
+            # A quoted cell may span lines; report where the record starts.
+            line, last_line = last_line + 1, reader.line_num
+            if any(cell.strip() for cell in cells):
+                yield _parse_row(line, cells)
+    finally:
+        # Leave a caller's stream open: closing the wrapper would close it.
+        text.detach()
+
+
+def _check_header(header: list[str] | None, name: str) -> None:
+    expected = ",".join(COLUMNS)
+    if header is None:
+        raise RetractionWatchHeaderError(
+            f"{name}: the file is empty; expected a Retraction Watch CSV with header {expected!r}"
+        )
+    found = [cell.strip().lstrip("\ufeff") for cell in header]
+    while found and not found[-1]:
+        found.pop()  # the current export ends its header with a comma
+    if tuple(found) == COLUMNS:
+        return
+    missing = [c for c in COLUMNS if c not in found]
+    unexpected = [c for c in found if c not in _INDEX]
+    details = "; ".join(
+        part
+        for part in (
+            f"missing {missing}" if missing else "",
+            f"unexpected {unexpected}" if unexpected else "",
+            "" if missing or unexpected else "columns out of order",
+        )
+        if part
+    )
+    raise RetractionWatchHeaderError(
+        f"{name}: line 1: not a Retraction Watch CSV header ({details}); "
+        f"expected {expected!r}, optionally with a trailing comma"
+    )
+
+
+def _parse_row(line: int, cells: list[str]) -> RetractionWatchRow | RowError:
+    redecoded = _ESCAPED_BYTES.search("\x1f".join(cells)) is not None
+    if redecoded:
+        cells = [_redecode(cell) for cell in cells]
+    if len(cells) < len(COLUMNS) or any(c.strip() for c in cells[len(COLUMNS) :]):
+        return RowError(line, "(row)", f"expected {len(COLUMNS)} fields, found {len(cells)}")
+    warnings: list[str] = []
+    if redecoded:
+        warnings.append("bytes that are not UTF-8 were decoded as cp1252/latin-1")
+
+    def cell(column: str) -> str:
+        return cells[_INDEX[column]].strip()
+
+    try:
+        return RetractionWatchRow(
+            line=line,
+            record_id=_record_id(cell("Record ID")),
+            title=cell("Title"),
+            journal=cell("Journal"),
+            publisher=cell("Publisher"),
+            article_types=_split_list(cell("ArticleType")),
+            urls=_split_list(cell("URLS")),
+            retraction_date=_date("RetractionDate", cell("RetractionDate")),
+            notice_doi=_doi("RetractionDOI", cell("RetractionDOI"), warnings),
+            notice_pubmed_id=_pubmed_id("RetractionPubMedID", cell("RetractionPubMedID"), warnings),
+            original_date=_date("OriginalPaperDate", cell("OriginalPaperDate")),
+            original_doi=_doi("OriginalPaperDOI", cell("OriginalPaperDOI"), warnings),
+            original_pubmed_id=_pubmed_id(
+                "OriginalPaperPubMedID", cell("OriginalPaperPubMedID"), warnings
+            ),
+            nature=event_type_from_retraction_watch(cell("RetractionNature")),
+            raw_nature=cell("RetractionNature"),
+            reasons=_split_list(cell("Reason")),
+            paywalled=_yes_no(cell("Paywalled")),
+            redecoded=redecoded,
+            warnings=tuple(warnings),
+        )
+    except _FieldError as exc:
+        return RowError(line, exc.field, exc.message)
+
+
+def _redecode(cell: str) -> str:
+    """Return a cell with its non-UTF-8 bytes decoded as cp1252 (else latin-1)."""
+
+    def decode(match: re.Match[str]) -> str:
+        raw = match.group().encode("utf-8", "surrogateescape")
+        try:
+            return raw.decode("cp1252")
+        except UnicodeDecodeError:  # five bytes have no cp1252 meaning
+            return raw.decode("latin-1")
+
+    return _ESCAPED_BYTES.sub(decode, cell)
+
+
+def _record_id(text: str) -> int:
+    if not text:
+        raise _FieldError("Record ID", "missing")
+    if not text.isascii() or not text.isdigit():
+        raise _FieldError("Record ID", f"expected an integer, found {text[:40]!r}")
+    return int(text)
+
+
+def _date(column: str, text: str) -> date | None:
+    """Parse `8/16/2023 0:00` (the export's format) or `2023-08-16`; blank is None."""
+    if not text:
+        return None
+    day_part = text.split(maxsplit=1)[0]
+    try:
+        if "/" in day_part:
+            month, day, year = day_part.split("/")
+            return date(int(year), int(month), int(day))
+        return date.fromisoformat(day_part[:10])
+    except ValueError:
+        raise _FieldError(
+            column, f"expected a date like 8/16/2023 0:00, found {text[:40]!r}"
+        ) from None
+
+
+def _doi(column: str, text: str, warnings: list[str]) -> str | None:
+    if text.lower() in _MISSING_DOI:
+        return None
+    doi = canonical_doi(text)
+    if doi is None:
+        # One odd DOI must not cost the row its other facts.
+        warnings.append(f"{column} {text[:80]!r} is not a DOI")
+    return doi
+
+
+def _pubmed_id(column: str, text: str, warnings: list[str]) -> int | None:
+    if not text or text == "0":  # the export writes 0 for "no PubMed id"
+        return None
+    if not text.isascii() or not text.isdigit():
+        warnings.append(f"{column} {text[:40]!r} is not a PubMed id")
+        return None
+    return int(text) or None
+
+
+def _split_list(text: str) -> tuple[str, ...]:
+    """Split a `;`-list, dropping the 2023 export's `+` prefixes and empty items."""
+    return tuple(item for part in text.split(";") if (item := part.strip().lstrip("+").strip()))
+
+
+def _yes_no(text: str) -> bool | None:
+    return {"yes": True, "no": False}.get(text.lower())
+
+
+@dataclass(frozen=True, slots=True)
+class PaperState:
+    """The current standing of one paper after all its rows are applied in order."""
+
+    state: EventType
+    decided_by: int
+    rows: tuple[RetractionWatchRow, ...]
+
+
+# A later row of one of these kinds replaces the paper's state whatever it was:
+# an expression of concern upgraded to a retraction, a retraction reinstated.
+_STANDING: Final[frozenset[EventType]] = frozenset(
+    {EventType.RETRACTION, EventType.REMOVAL, EventType.WITHDRAWAL, EventType.REINSTATEMENT}
+)
+
+
+def superseding_state(rows_for_one_paper: Iterable[RetractionWatchRow]) -> PaperState | None:
+    """Return the paper's current state, applying its rows by retraction date then record id.
+
+    A retraction, removal, withdrawal or reinstatement always replaces the state.
+    A correction, partial retraction, expression of concern or other notice only
+    replaces a state that is absent or no more severe: a correction published
+    after a retraction leaves the paper retracted.
+    """
+    rows = tuple(
+        sorted(rows_for_one_paper, key=lambda r: (r.retraction_date or date.min, r.record_id))
+    )
+    state: RetractionWatchRow | None = None
+    for row in rows:
+        if (
+            state is None
+            or row.nature in _STANDING
+            or severity_rank(row.nature) <= severity_rank(state.nature)
+        ):
+            state = row
+    if state is None:
+        return None
+    return PaperState(state=state.nature, decided_by=state.record_id, rows=rows)
+
+
+def group_by_paper(
+    rows: Iterable[RetractionWatchRow],
+) -> list[tuple[RetractionWatchRow, ...]]:
+    """Group rows that concern the same paper (shared original DOI or PubMed id)."""
+    # Union-find over identifiers: one row may name a paper by DOI and PubMed id
+    # while another names it by only one of them.
+    parent: dict[str, str] = {}
+
+    def root(key: str) -> str:
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    keyed: list[tuple[str, RetractionWatchRow]] = []
+    for row in rows:
+        keys = row.paper_keys
+        if not keys:
+            continue  # nothing to attach it to
+        for key in keys:
+            parent.setdefault(key, key)
+        for key in keys[1:]:
+            parent[root(key)] = root(keys[0])
+        keyed.append((keys[0], row))
+    groups: dict[str, list[RetractionWatchRow]] = {}
+    for key, row in keyed:
+        groups.setdefault(root(key), []).append(row)
+    return [tuple(group) for group in groups.values()]

@@ -1,0 +1,43 @@
+"""Shared fixtures: services that must be present under CI, and the sample records."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE_RECORD = REPO / "samples" / "records" / "citation-record-2412.14374.json"
+
+
+def missing_service(reason: str) -> None:
+    """Skip with a visible reason, or fail when CITEREC_REQUIRE_SERVICES=1 (CI)."""
+    if os.environ.get("CITEREC_REQUIRE_SERVICES") == "1":
+        pytest.fail(f"required service missing: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """Return REDIS_URL when a Redis server answers there."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        missing_service("REDIS_URL is not set: no broker for a real worker")
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or 6379), timeout=2
+        ):
+            pass
+    except OSError as exc:
+        missing_service(f"Redis at {url} does not answer: {exc}")
+    return str(url)
+
+
+@pytest.fixture
+def sample_record_path() -> Path:
+    """Return the path of the sample record shipped with the repo."""
+    return SAMPLE_RECORD

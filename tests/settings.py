@@ -1,0 +1,13 @@
+"""Test settings: the project's settings with the development security defaults.
+
+`manage.py check --deploy` with production values is tested separately (tests/test_settings.py).
+"""
+
+import os
+
+os.environ.setdefault("DEBUG", "1")
+
+from citerec.settings import *  # noqa: E402,F403
+
+# Tests run tasks in process; the real-worker test sends its task to the broker explicitly.
+CELERY_TASK_ALWAYS_EAGER = True
