@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 run: install
 	DEBUG=1 $(PY) manage.py migrate --no-input
 	DEBUG=1 $(PY) manage.py import_records samples/records
-	DEBUG=1 $(PY) manage.py create_demo_admin
+	DEBUG=1 $(PY) manage.py create_demo_admin --base-url http://$(HOST):$(PORT)
 	@echo "Record page: http://$(HOST):$(PORT)/paper/2412.14374/citation-record"
 	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
 

@@ -28,6 +28,10 @@ from .states import Origin
 from .timefmt import format_micro_offset, parse_timestamp
 
 
+class RecordConflict(ValueError):
+    """A record contradicts stored data in a way an import must not silently resolve."""
+
+
 @dataclass
 class ImportOutcome:
     """What importing one record changed."""
@@ -160,7 +164,9 @@ def _notice_values(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _upsert_imported_part(model: type, observation: Observation, values: dict[str, Any]) -> bool:
+def _upsert_imported_part(
+    model: type[Resolution] | type[StandingNotice], observation: Observation, values: dict[str, Any]
+) -> bool:
     """Store an imported resolution or notice unless citerec or a curator has replaced it."""
     existing = model.objects.filter(observation=observation).first()
     if existing is None:
@@ -194,7 +200,9 @@ def _import_observation(
         outcome.created += 1
         return
     if observation.paper_id != citing.pk:
-        raise ValueError(f"observation {obs_id} belongs to arXiv:{observation.paper.arxiv_id}")
+        raise RecordConflict(
+            f"observation {obs_id} already belongs to arXiv:{observation.paper.arxiv_id}"
+        )
     changed = _apply(observation, {**values, "retired_at": None})
     changed_parts = _upsert_imported_part(Resolution, observation, _resolution_values(item))
     changed_parts |= _upsert_imported_part(StandingNotice, observation, _notice_values(item))

@@ -168,3 +168,18 @@ def test_pinned_observation_is_not_overwritten_by_import(tmp_path: Path) -> None
     assert error is None
     assert "pinned" in err
     assert Observation.objects.get(pk=item["observation_id"]).work_title == "Curated title"
+
+
+def test_observation_id_of_another_paper_is_a_conflict(tmp_path: Path) -> None:
+    item = rf.observation("2501.00001", 1)
+    run_import(write(tmp_path, "a.json", rf.record("2501.00001", [item])))
+    stolen = _set(
+        rf.record("2501.00002", [rf.observation("2501.00002", 1)]),
+        lambda d: d["outbound"][0].__setitem__("observation_id", item["observation_id"]),
+    )
+
+    _, err, error = run_import(write(tmp_path, "b.json", stolen))
+
+    assert error is not None
+    assert "already belongs to arXiv:2501.00001" in err
+    assert not Paper.objects.filter(arxiv_id="2501.00002").exists()

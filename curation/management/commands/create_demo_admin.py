@@ -14,6 +14,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--username", default="demo")
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
 
     def handle(self, *args: Any, **options: Any) -> None:
         password = secrets.token_urlsafe(12)
@@ -23,5 +24,5 @@ class Command(BaseCommand):
         user.set_password(password)
         user.save()
         self.stdout.write(
-            f"Admin login: http://127.0.0.1:8000/admin/  user: {user.username}  password: {password}"
+            f"Admin login: {options['base_url']}/admin/  user: {user.username}  password: {password}"
         )

@@ -11,7 +11,7 @@ from curation.audit import Actor
 from curation.canonical import canonical_json
 from curation.record_input import RecordInputError, load_record, record_files
 from curation.records import build_record
-from curation.services import record_import
+from curation.services import RecordConflict, record_import
 from curation.timefmt import parse_timestamp
 
 
@@ -55,7 +55,7 @@ class Command(BaseCommand):
                 failures += 1
                 self.stderr.write(self.style.ERROR(f"rejected {exc}"))
                 continue
-            except ValueError as exc:
+            except RecordConflict as exc:
                 failures += 1
                 self.stderr.write(self.style.ERROR(f"rejected {path}: $: {exc}"))
                 continue
