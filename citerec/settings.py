@@ -40,6 +40,8 @@ INSTALLED_APPS = [
     "pghistory",
     "pghistory.admin",
     "curation",
+    "curation.resolution",
+    "curation.notices",
     "api",
 ]
 
@@ -132,10 +134,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_QUEUE_NAMES = ("resolution", "notices", "crossref", "default")
 CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUE_NAMES]
+# Tasks are routed by module, so each kind of work scales on its own queue.
 CELERY_TASK_ROUTES = {
-    "curation.tasks.resolve_*": {"queue": "resolution"},
-    "curation.tasks.refresh_notice*": {"queue": "notices"},
-    "curation.tasks.crossref_*": {"queue": "crossref"},
+    "curation.resolution.tasks.*": {"queue": "resolution"},
+    "curation.notices.tasks.*": {"queue": "notices"},
+    "curation.crossref.tasks.*": {"queue": "crossref"},
 }
 
 # --- Integrations ------------------------------------------------------------------------

@@ -8,29 +8,13 @@ services in curation/services/ fails instead of leaving an anonymous change behi
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from typing import TypeVar
 
 import pghistory
 from django.db import models
 from django.db.models import Q
 
+from .history import tracked as _tracked
 from .states import NoticeReason, NoticeState, Origin, ResolutionStatus, ResolverSource
-
-_M = TypeVar("_M", bound=type[models.Model])
-
-
-def _tracked(name: str, *trackers: pghistory.Tracker) -> Callable[[_M], _M]:
-    """Track a model's changes; its events must carry a history context."""
-    constraint = models.CheckConstraint(
-        condition=Q(pgh_context__isnull=False), name=f"{name}_event_has_context"
-    )
-    chosen = trackers or (pghistory.InsertEvent(), pghistory.UpdateEvent(), pghistory.DeleteEvent())
-    return pghistory.track(  # type: ignore[no-any-return]
-        *chosen,
-        obj_field=pghistory.ObjForeignKey(related_name="history"),
-        meta={"constraints": [constraint]},
-    )
 
 
 # Catalogue inserts (millions of rows from the arXiv snapshot) are reference data, not curated

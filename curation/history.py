@@ -1,0 +1,25 @@
+"""History tracking for curated models: one helper so every app tracks the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import pghistory
+from django.db import models
+from django.db.models import Q
+
+_M = TypeVar("_M", bound=type[models.Model])
+
+
+def tracked(name: str, *trackers: pghistory.Tracker) -> Callable[[_M], _M]:
+    """Track a model's changes; its events must carry a history context."""
+    constraint = models.CheckConstraint(
+        condition=Q(pgh_context__isnull=False), name=f"{name}_event_has_context"
+    )
+    chosen = trackers or (pghistory.InsertEvent(), pghistory.UpdateEvent(), pghistory.DeleteEvent())
+    return pghistory.track(  # type: ignore[no-any-return]
+        *chosen,
+        obj_field=pghistory.ObjForeignKey(related_name="history"),
+        meta={"constraints": [constraint]},
+    )

@@ -1,0 +1,1 @@
+"""Notice models (events, receipts, reviews)."""

@@ -1,0 +1,1 @@
+"""Resolution models (catalogue of Crossref works, runs, verdicts)."""
