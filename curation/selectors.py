@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection
+from django.db import connection, models
 
 from .models import ExternalCitationMeasurement, Observation, Paper
 from .states import VERIFIED_STATUSES
@@ -98,6 +98,31 @@ def record_data(arxiv_id: str) -> RecordData | None:
         standing_sources=sources,
         measurements=measurements,
     )
+
+
+def live_outbound(arxiv_id: str) -> list[Observation] | None:
+    """Return every live outbound observation of a paper (no cap), or None if it is unknown."""
+    paper = Paper.objects.filter(arxiv_id=arxiv_id).first()
+    if paper is None:
+        return None
+    observations = list(
+        _live_outbound(paper)
+        .select_related("resolution", "standing_notice", "cited_paper")
+        .order_by("reference_index", "id")
+    )
+    for observation in observations:
+        observation.paper = paper
+    return observations
+
+
+def inbound_state_counts(paper: Paper) -> dict[str, int]:
+    """Return how many live observations of other papers link this one, by state."""
+    rows = (
+        Observation.objects.filter(cited_paper=paper, retired_at__isnull=True)
+        .values_list("resolution__status")
+        .annotate(n=models.Count("id"))
+    )
+    return {status or "unresolved": n for status, n in rows}
 
 
 def paper_exists(arxiv_id: str) -> bool:

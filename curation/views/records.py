@@ -9,23 +9,28 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from .arxiv_ids import looks_like_arxiv_id
-from .records import build_record, record_bytes
-from .states import ResolutionStatus
+from ..arxiv_ids import looks_like_arxiv_id
+from ..records import build_record, record_bytes
+from ..states import ResolutionStatus
 
 RECORD_CACHE_CONTROL = "public, max-age=60"
 
 
-def _record_or_404(arxiv_id: str) -> dict[str, Any]:
+def checked_id(arxiv_id: str) -> str:
+    """Return the id, or raise 404 when it cannot be an arXiv id (before any query)."""
     if not looks_like_arxiv_id(arxiv_id):
         raise Http404("not an arXiv id")
-    record = build_record(arxiv_id, timezone.now())
+    return arxiv_id
+
+
+def _record_or_404(arxiv_id: str) -> dict[str, Any]:
+    record = build_record(checked_id(arxiv_id), timezone.now())
     if record is None:
         raise Http404("unknown paper")
     return record
 
 
-def _etag_matches(request: HttpRequest, etag: str) -> bool:
+def etag_matches(request: HttpRequest, etag: str) -> bool:
     header = request.headers.get("If-None-Match", "")
     if header.strip() == "*":
         return True
@@ -39,7 +44,7 @@ def citation_record_json(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Serve the record's canonical bytes; answer 304 when the client has this version."""
     record = _record_or_404(arxiv_id)
     etag = f'W/"{record["context_digest"]}"'
-    if _etag_matches(request, etag):
+    if etag_matches(request, etag):
         response: HttpResponse = HttpResponseNotModified()
     else:
         response = HttpResponse(

@@ -1,0 +1,84 @@
+"""The evidence page: what states and sources mean, how digests are made, and per observation
+the stored evidence of its resolution with a summary of its history."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from django.apps import apps
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from ..models import Observation
+from ..records import observation_v1
+from ..states import ResolutionStatus, ResolverSource
+
+STATE_MEANINGS = {
+    ResolutionStatus.VERIFIED_EXACT: "An identifier or an equal normalised title matched exactly one known record, and year and first author do not contradict it.",
+    ResolutionStatus.VERIFIED_FUZZY: "The title matched exactly one known record above the similarity threshold, clearly better than any other, without contradiction.",
+    ResolutionStatus.METADATA_MISMATCH: "An identifier or title points at a known record, but the title names another work or the year or first author contradict it.",
+    ResolutionStatus.UNRESOLVED: "No known record matched well enough, or two or more matched equally well (candidates are kept for curators). Web and software references land here.",
+    ResolutionStatus.MALFORMED_IDENTIFIER: "The reference carries an identifier that is invalid and cannot be repaired, and its title did not verify.",
+    ResolutionStatus.PARSE_UNCERTAIN: "The text has no usable title and no identifier: an author-list fragment, a venue alone, a year, an artefact, or nothing.",
+}
+SOURCE_MEANINGS = {
+    ResolverSource.LOCAL_ARXIV: "The local arXiv catalogue (the arXiv metadata snapshot).",
+    ResolverSource.PITH: "An arXiv paper known only because it has its own citation record here.",
+    ResolverSource.DOI: "A DOI record, from the local Crossref catalogue or the Crossref API.",
+    ResolverSource.RAW_FALLBACK: "Only the raw reference: no catalogue produced a candidate.",
+}
+
+
+def _observation_context(value: str) -> dict:  # type: ignore[type-arg]
+    try:
+        observation_id = uuid.UUID(value)
+    except ValueError as exc:
+        raise Http404("not an observation id") from exc
+    observation = (
+        Observation.objects.select_related("paper", "resolution", "standing_notice", "cited_paper")
+        .filter(pk=observation_id)
+        .first()
+    )
+    if observation is None:
+        raise Http404("unknown observation")
+    resolution = getattr(observation, "resolution", None)
+    # Event models are made by pghistory at runtime, hence the lookup by name.
+    history = [
+        event
+        for name in ("ObservationEvent", "ResolutionEvent", "StandingNoticeEvent")
+        for event in apps.get_model("curation", name)
+        .objects.filter(pgh_obj_id=observation_id)
+        .select_related("pgh_context")
+    ]
+    history.sort(key=lambda e: e.pgh_created_at)
+    return {
+        "observation": observation,
+        "item": observation_v1(observation),
+        "evidence_json": json.dumps(
+            resolution.evidence if resolution else {}, indent=2, sort_keys=True
+        ),
+        "origin": resolution.origin if resolution else None,
+        "history": [
+            {
+                "at": event.pgh_created_at,
+                "model": type(event).__name__.removesuffix("Event"),
+                "label": event.pgh_label,
+                "context": event.pgh_context.metadata if event.pgh_context else {},
+            }
+            for event in history
+        ],
+    }
+
+
+@require_safe
+def evidence_page(request: HttpRequest) -> HttpResponse:
+    """Explain the record's vocabulary and digests; show one observation's evidence if asked."""
+    context: dict = {  # type: ignore[type-arg]
+        "states": [(s.value, STATE_MEANINGS[s]) for s in ResolutionStatus],
+        "sources": [(s.value, SOURCE_MEANINGS[s]) for s in ResolverSource],
+    }
+    if "observation" in request.GET:
+        context.update(_observation_context(request.GET["observation"]))
+    return render(request, "curation/evidence.html", context)

@@ -1,0 +1,45 @@
+"""The integrity page of a paper, as HTML and as canonical JSON."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from ..canonical import canonical_json, sha256_digest
+from ..integrity import integrity_report
+from ..models import Paper
+from ..records import record_links
+from .records import checked_id, etag_matches
+
+
+def _report_or_404(arxiv_id: str) -> dict:  # type: ignore[type-arg]
+    report = integrity_report(checked_id(arxiv_id))
+    if report is None:
+        raise Http404("unknown paper")
+    return report
+
+
+@require_safe
+def integrity_json(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """Serve the findings as canonical JSON with an ETag."""
+    report = _report_or_404(arxiv_id)
+    etag = f'"{sha256_digest(report)}"'
+    if etag_matches(request, etag):
+        response: HttpResponse = HttpResponseNotModified()
+    else:
+        response = HttpResponse(
+            canonical_json(report), content_type="application/json; charset=utf-8"
+        )
+    response["ETag"] = etag
+    response["Cache-Control"] = "public, max-age=60"
+    return response
+
+
+@require_safe
+def integrity_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """Render the findings for a person."""
+    report = _report_or_404(arxiv_id)
+    paper = Paper.objects.get(arxiv_id=arxiv_id)
+    context = {"report": report, "paper": paper, "links": record_links(arxiv_id)}
+    return render(request, "curation/integrity.html", context)
