@@ -1,9 +1,4 @@
-"""All writes to curated data. Each service runs in one transaction inside an audit context.
-
-Services are keyword-only and take an Actor and a reason; callers (admin, API, tasks, commands)
-stay thin. The history triggers refuse a change that carries no context, so nothing can write
-around these functions.
-"""
+"""Import of pith.paper-citation-record.v1 documents, stored as they are (SPEC §1)."""
 
 from __future__ import annotations
 
@@ -15,8 +10,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from .audit import Actor, audited
-from .models import (
+from ..audit import Actor, audited
+from ..models import (
     CitedWork,
     ExternalCitationMeasurement,
     Observation,
@@ -24,8 +19,8 @@ from .models import (
     Resolution,
     StandingNotice,
 )
-from .states import Origin
-from .timefmt import format_micro_offset, parse_timestamp
+from ..states import Origin
+from ..timefmt import format_micro_offset, parse_timestamp
 
 
 class RecordConflict(ValueError):
