@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 import pytest
 
@@ -41,3 +41,16 @@ def redis_url() -> str:
 def sample_record_path() -> Path:
     """Return the path of the sample record shipped with the repo."""
     return SAMPLE_RECORD
+
+
+def database_url(name: str | None = None) -> str:
+    """Return a URL for the test database (or another one on the same server) for subprocesses."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    host = s.get("HOST") or s["OPTIONS"].get("host", "")
+    auth = f"{quote(s['USER'])}:{quote(s.get('PASSWORD') or '')}"
+    database = name or s["NAME"]
+    if host.startswith("/"):
+        return f"postgresql://{auth}@/{database}?host={host}"
+    return f"postgresql://{auth}@{host}:{s.get('PORT') or 5432}/{database}"

@@ -11,3 +11,7 @@ from citerec.settings import *  # noqa: E402,F403
 
 # Tests run tasks in process; the real-worker test sends its task to the broker explicitly.
 CELERY_TASK_ALWAYS_EAGER = True
+
+# One test database per test process: several runs on one server (developers, helpers, CI)
+# must not drop each other's database mid-run.
+DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}  # noqa: F405

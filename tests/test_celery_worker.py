@@ -7,25 +7,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
-from django.db import connection
 
 from citerec.celery import app
 from curation.models import ObservationEvent
+from tests.conftest import database_url
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _test_database_url() -> str:
-    """Return a URL for the test database this session created (the worker must write there)."""
-    s = connection.settings_dict
-    host = s.get("HOST") or s["OPTIONS"].get("host", "")
-    auth = f"{quote(s['USER'])}:{quote(s.get('PASSWORD') or '')}"
-    if host.startswith("/"):
-        return f"postgresql://{auth}@/{s['NAME']}?host={host}"
-    return f"postgresql://{auth}@{host}:{s.get('PORT') or 5432}/{s['NAME']}"
 
 
 @pytest.mark.services
@@ -33,7 +22,7 @@ def _test_database_url() -> str:
 def test_worker_runs_import_task_with_history_context(
     redis_url: str, sample_record_path: Path
 ) -> None:
-    env = {**os.environ, "DATABASE_URL": _test_database_url(), "REDIS_URL": redis_url, "DEBUG": "1"}
+    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": redis_url, "DEBUG": "1"}
     worker = subprocess.Popen(
         [
             sys.executable,
