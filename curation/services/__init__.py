@@ -6,5 +6,12 @@ around these functions. One module per area; the names below are the public surf
 """
 
 from .record_import import ImportOutcome, RecordConflict, record_import
+from .reference_lists import ReferenceListOutcome, reference_list_import
 
-__all__ = ["ImportOutcome", "RecordConflict", "record_import"]
+__all__ = [
+    "ImportOutcome",
+    "RecordConflict",
+    "ReferenceListOutcome",
+    "record_import",
+    "reference_list_import",
+]

@@ -1,0 +1,52 @@
+"""Import a paper's reference list (BibTeX, .bbl, plain text, GROBID TEI, JATS)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from curation.audit import Actor
+from curation.references.formats import ReferenceInputError, read_references
+from curation.services import reference_list_import
+
+FORMATS = ("auto", "bib", "bbl", "text", "tei", "jats")
+
+
+class Command(BaseCommand):
+    help = "Create or update a paper's observations from a reference list, in source order."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("arxiv_id")
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--format", choices=FORMATS, default="auto")
+        parser.add_argument("--source", default="reference_list", help="observation source name")
+        parser.add_argument("--reason", default="import of a reference list")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["file"]
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"{path}: cannot read: {exc.strerror}") from exc
+        try:
+            references = list(read_references(data, format=options["format"]))
+        except ReferenceInputError as exc:
+            raise CommandError(f"{path}: {exc}") from exc
+        if not references:
+            raise CommandError(f"{path}: no references found")
+        outcome = reference_list_import(
+            arxiv_id=options["arxiv_id"],
+            references=references,
+            actor=Actor.importer("import_references"),
+            reason=options["reason"],
+            source=options["source"],
+        )
+        self.stdout.write(
+            f"{path}: arXiv:{outcome.arxiv_id} {len(references)} references: created {outcome.created}, "
+            f"updated {outcome.updated}, unchanged {outcome.unchanged}, retired {outcome.retired}, "
+            f"restored {outcome.restored}"
+        )
+        for warning in outcome.warnings:
+            self.stderr.write(self.style.WARNING(f"{path}: {warning}"))

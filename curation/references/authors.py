@@ -1,0 +1,154 @@
+"""Recognise author lists: where they end in a reference, and the surnames in them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from curation.references.words import is_word
+
+_U = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĖĘĚĞĢĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŘŚŞŠŢŤŪŮŰŲŹŻŽ"
+_PARTICLE = (
+    r"(?:van|von|der|den|de|del|della|di|da|du|dos|das|le|la|ten|ter|bin|al|'t|y"
+    r"|Van|Von|De|Del|Della|Di|Da|Du|Le|La)"
+)
+_SW = rf"(?:Mc|Mac|O['’])?[{_U}][^\W\d_]*(?:['’][^\W\d_]+)?(?:-[{_U}]?[^\W\d_]+)*"
+_SUR = rf"(?:{_PARTICLE}\s+)*{_SW}"
+_INITS = rf"[{_U}][a-z]?\.(?:\s*-?\s*[{_U}][a-z]?\.)*"
+_INV_NAME = rf"{_SUR},\s*{_INITS}"
+_SEP = r"(?:,\s*(?:&|and)?\s*|\s+(?:&|and)\s+|,?\s*…\s*)"
+_ETAL = r"(?:,?\s*et\s*al\.?)?"
+# "Knuth, D. E." / "Clarke, E.M., Grumberg, O., et al." at the start of a reference.
+INVERTED_LIST = re.compile(rf"^{_INV_NAME}(?:{_SEP}{_INV_NAME})*{_ETAL}(?=\s|:|$)")
+_INIT_NAME = rf"(?:[{_U}][a-z]?\.\s*-?\s*)+{_SUR}"
+# "J. M. Maldacena, S. S. Gubser and A. M. Polyakov et al. (ATLAS Collaboration)," (physics/IEEE).
+INITIALS_FIRST_LIST = re.compile(
+    rf"^(?:[{_U}]\w+\s+Collaboration,\s*)?{_INIT_NAME}(?:(?:,\s*(?:and\s+)?|\s+and\s+){_INIT_NAME})*{_ETAL}(?:\s*\([^)]*\))?(?=\s*[,.:]|$)"
+)
+_INITIALS_ONLY = re.compile(rf"^(?:[{_U}](?:[a-z]?\.|(?=[\s-]|$))[\s-]*)+$")
+ORG_WORDS = frozenset(
+    "collaboration association team project consortium contributors group institute foundation "
+    "inc ltd lab laboratory research organization development society committee council "
+    "corporation company university ai".split()
+)
+_PARTICLE_RE = re.compile(_PARTICLE)
+DIGIT = re.compile(r"\d")
+_EDITOR_ETAL = re.compile(r"\((?:[Ee]ds?|[Hh]rsg)\.?\)|\bet\s*al\.?|,?\s*and others\b")
+_AND = re.compile(r"\s*(?:&|\band\b|…|\.\.\.)\s*")
+_PIECES = re.compile(r",|\band\b|&")
+_TRAILING_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
+# Title words that never occur in an author list; one of them rules a name list out quickly.
+_TITLE_WORD = re.compile(r"\b(?:of|the|for|with|in|on|to|a|an|using|via|from|by|is|are|towards?)\b")
+_NOT_NAME = frozenset(
+    "a an and the of for in on to with using via from by at is are as or toward towards into "
+    "about over under".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """One author as printed, with the surname used for matching."""
+
+    name: str
+    surname: str
+
+    def to_dict(self) -> dict[str, str]:
+        """Return the author as a JSON-able dict."""
+        return {"name": self.name, "surname": self.surname}
+
+
+def _is_initials(piece: str) -> bool:
+    return bool(_INITIALS_ONLY.match(piece)) and len(piece) <= 12
+
+
+def _name_words_ok(words: list[str]) -> bool:
+    if not 1 <= len(words) <= 5:
+        return False
+    for w in words:
+        if w in _NOT_NAME or not w.isalpha() and (DIGIT.search(w) or ":" in w):
+            return False
+        if w.endswith(".") and len(w) > 4 and "." not in w[:-1]:
+            return False  # "Transformer." ends a sentence; initials and "Jr." are short
+        if not (w[:1].isupper() or _PARTICLE_RE.fullmatch(w) or w[:2] in ("'t", "’t")):
+            return False
+    return True
+
+
+def _direct(piece: str) -> Author | None:
+    words = piece.split()
+    if not _name_words_ok(words):
+        return None
+    lowered = {w.lower().strip(".") for w in words}
+    if len(words) > 1 and lowered & ORG_WORDS:
+        return Author(piece, piece)
+    start = len(words) - 1
+    while start > 0 and _PARTICLE_RE.fullmatch(words[start - 1]):
+        start -= 1
+    return Author(piece, " ".join(words[start:]))
+
+
+def parse_author_block(block: str) -> list[Author] | None:
+    """Return the authors in a string that should hold only names, or None if it does not."""
+    if _TITLE_WORD.search(block):
+        return None
+    if "et" in block or "(" in block or "others" in block:
+        block = _EDITOR_ETAL.sub(" ", block)
+    if "&" in block or "and" in block or "…" in block or "..." in block:
+        block = _AND.sub(",", block)
+    block = block.strip(" ,.;")
+    pieces = [p.strip() for p in block.split(",") if p.strip()]
+    if not pieces:
+        return None
+    if len(pieces) >= 2 and _is_initials(pieces[1]) and not _is_initials(pieces[0]):
+        authors = []
+        i = 0
+        while i < len(pieces):
+            surname = pieces[i]
+            if not _name_words_ok(surname.split()):
+                return None
+            given = pieces[i + 1] if i + 1 < len(pieces) and _is_initials(pieces[i + 1]) else ""
+            authors.append(Author(f"{surname}, {given}".strip(", "), surname))
+            i += 2 if given else 1
+        return authors
+    result = [_direct(p) for p in pieces]
+    if any(a is None for a in result):
+        return None
+    return [a for a in result if a is not None]
+
+
+def looks_like_name_list(block: str) -> bool:
+    """Return whether text is only names, with enough evidence that they are names.
+
+    A list of single capitalised words ("Borg, Omega, and Kubernetes") is not enough:
+    it needs an initial, or a multi-word name none of whose words is an English word.
+    """
+    authors = parse_author_block(block)
+    if not authors:
+        return False
+    pieces = [p for p in _PIECES.split(block) if p.strip(" .")]
+    if any(_is_initials(p.strip()) for p in pieces):
+        return True
+    if len(authors) < 2:
+        return False
+    for a in authors:
+        words = a.name.replace(",", " ").split()
+        if len(words) >= 2 and not any(is_word(w.lower().strip(".")) or w.isupper() for w in words):
+            return True
+    return False
+
+
+_COLLABORATION = re.compile(rf"^(?:The\s+)?[{_U}][\w-]*\s+Collaboration\b(?=\s*,)")
+
+
+def take_author_prefix(text: str) -> tuple[list[Author], str] | None:
+    """Return the leading author list and the rest, for inverted or initials-first lists."""
+    m = _COLLABORATION.match(text)
+    if m and not INITIALS_FIRST_LIST.match(text):
+        return [Author(m[0], m[0])], text[m.end() :].lstrip(" ,")
+    for pattern in (INVERTED_LIST, INITIALS_FIRST_LIST):
+        m = pattern.match(text)
+        if m:
+            authors = parse_author_block(_TRAILING_PAREN.sub("", m[0]))
+            if authors:
+                return authors, text[m.end() :].lstrip(" ,.:;")
+    return None

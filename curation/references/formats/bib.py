@@ -1,0 +1,99 @@
+"""BibTeX (.bib) files, read entry by entry so one broken entry never stops the rest."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+
+import bibtexparser
+from bibtexparser.model import DuplicateBlockKeyBlock, Entry
+
+from curation.references.formats.base import LineCounter, SourceReference, make_reference
+from curation.references.formats.compose import compose_raw
+from curation.references.latex import latex_to_text
+
+_BLOCK_START = re.compile(r"^[ \t]*@", re.MULTILINE)
+_STRING = re.compile(r"^\s*@string\s*[{(]", re.IGNORECASE)
+_SKIP = re.compile(r"^\s*@(?:comment|preamble)\b", re.IGNORECASE)
+_HEADER = re.compile(r"^\s*@\s*(\w+)\s*[{(]\s*([^,\s]*)", re.DOTALL)
+_BATCH = 200  # entries parsed per bibtexparser call: bounded memory, isolated failures
+_VENUE_FIELDS = ("journal", "booktitle", "school", "institution", "howpublished")
+
+# bibtexparser logs every failed block; the reader reports them per entry instead.
+logging.getLogger("bibtexparser").setLevel(logging.ERROR)
+
+
+def _blocks(text: str) -> Iterator[tuple[int, str]]:
+    lines = LineCounter(text)
+    start = None
+    for m in _BLOCK_START.finditer(text):  # lazily: no list of 20,000 offsets
+        if start is not None:
+            yield lines.line_at(start), text[start : m.start()]
+        start = m.start()
+    if start is not None:
+        yield lines.line_at(start), text[start:]
+
+
+def _fields(raw_fields: dict[str, str]) -> dict[str, str]:
+    get = {k.lower(): latex_to_text(v).strip() for k, v in raw_fields.items()}
+    fields = {
+        "title": get.get("title", ""),
+        "author": get.get("author", "").replace("\n", " "),
+        "year": get.get("year", ""),
+        "venue": next((get[k] for k in _VENUE_FIELDS if get.get(k)), ""),
+        "volume": get.get("volume", ""),
+        "pages": get.get("pages", "").replace("--", "–"),
+        "publisher": get.get("publisher", ""),
+        "doi": get.get("doi", ""),
+        "url": get.get("url", ""),
+    }
+    eprint = get.get("eprint", "")
+    if eprint and get.get("archiveprefix", "arxiv").lower() == "arxiv":
+        fields["arxiv"] = eprint
+    return {k: v for k, v in fields.items() if v}
+
+
+def read_bib(text: str) -> Iterator[SourceReference]:
+    """Yield one reference per BibTeX entry, flagging entries that do not parse."""
+    strings = "\n".join(block for _, block in _blocks(text) if _STRING.match(block))
+    index = 0
+    batch: list[tuple[int, str]] = []
+
+    def flush() -> Iterator[SourceReference]:
+        nonlocal index
+        library = bibtexparser.parse_string(strings + "\n" + "\n".join(b for _, b in batch))
+        parsed: dict[str, list[Entry]] = {}
+        # bibtexparser sets a repeated key aside; a reference list may cite both, keep both.
+        duplicates = [
+            b.ignore_error_block
+            for b in library.failed_blocks
+            if isinstance(b, DuplicateBlockKeyBlock) and isinstance(b.ignore_error_block, Entry)
+        ]
+        entries: list[Entry] = [*library.entries, *duplicates]  # type: ignore[list-item]
+        for parsed_entry in sorted(entries, key=lambda e: e.start_line or 0):
+            parsed.setdefault(parsed_entry.key, []).append(parsed_entry)
+        for line, block in batch:
+            header = _HEADER.match(block)
+            key = header[2] if header else None
+            entry: Entry | None = parsed[key].pop(0) if key and parsed.get(key) else None
+            index += 1
+            if entry is None:
+                problem = "bibtex_entry_unparsable"
+                if block.count("{") != block.count("}"):
+                    problem = "bibtex_unbalanced_braces"
+                yield make_reference(index, block, label=key, line=line, problems=(problem,))
+                continue
+            fields = _fields({k: str(f.value) for k, f in entry.fields_dict.items()})
+            fields["entry_type"] = entry.entry_type.lower()
+            yield make_reference(index, compose_raw(fields), label=key, line=line, fields=fields)
+        batch.clear()
+
+    for line, block in _blocks(text):
+        if _STRING.match(block) or _SKIP.match(block):
+            continue
+        batch.append((line, block))
+        if len(batch) >= _BATCH:
+            yield from flush()
+    if batch:
+        yield from flush()

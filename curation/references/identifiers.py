@@ -1,0 +1,230 @@
+"""Find and validate arXiv ids, DOIs, GitHub references and URLs in reference text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+
+# Archives that issued old-style identifiers (archive/YYMMNNN) before April 2007.
+OLD_ARCHIVES = frozenset(
+    "acc-phys adap-org alg-geom ao-sci astro-ph atom-ph bayes-an chao-dyn chem-ph cmp-lg "
+    "comp-gas cond-mat cs dg-ga funct-an gr-qc hep-ex hep-lat hep-ph hep-th math math-ph "
+    "mtrl-th nlin nucl-ex nucl-th patt-sol physics plasm-ph q-alg q-bio q-fin quant-ph "
+    "solv-int stat supr-con".split()
+)
+
+_ARXIV_CONTEXT = (
+    r"(?:arxiv(?:\s*(?:e-prints|preprint)[,:]?)?\s*(?:abs/)?[:.]?\s*"
+    r"|abs/|pdf/|arxiv\.org/(?:abs|pdf)/)"
+)
+_NEW_WITH_CONTEXT = re.compile(_ARXIV_CONTEXT + r"(\d{4})\.(\d{4,6})(v\d+)?(?![\d])", re.IGNORECASE)
+# A bare new-style id is only trusted when followed by an arXiv category, e.g. "1207.7214 [hep-ex]".
+_NEW_WITH_CATEGORY = re.compile(
+    r"(?<![\w./])(\d{4})\.(\d{4,5})(v\d+)?\s*\[[a-z-]+(?:\.[A-Za-z-]+)?\]"
+)
+_OLD = re.compile(
+    r"(?<![\w.-])([a-z]+(?:-[a-z]+)?)(?:\.[A-Za-z]{2}(?:-[a-z]{2})?)?/(\d{7})(v\d+)?(?![\d])"
+)
+_DOI = re.compile(r"(?<![\w.\-])10\.\d{4,9}(?:/|%2F)[^\s\"<>]*", re.IGNORECASE)
+_GITHUB = re.compile(
+    r"github\.com/([\w.-]+)/([\w.-]+)/(issues|pull|pulls|commit|commits)/([0-9a-f]{7,40}|\d+)",
+    re.IGNORECASE,
+)
+URL_RE = re.compile(r"(?:https?://|www\.)[^\s<>\"]+", re.IGNORECASE)
+_TRACKING = re.compile(r"^(?:utm_\w+|fbclid|gclid|mc_cid|mc_eid|ref_src|_hsenc|_hsmi)$", re.I)
+_TRAILING = ".,;:'\"!?”’»"
+
+
+@dataclass(frozen=True, slots=True)
+class ArxivId:
+    """An arXiv identifier; `id` carries no version."""
+
+    id: str
+    version: int | None = None
+    scheme: Literal["new", "old"] = "new"
+
+    def __str__(self) -> str:
+        return self.id if self.version is None else f"{self.id}v{self.version}"
+
+
+@dataclass(frozen=True, slots=True)
+class Doi:
+    """A DOI in lower case (DOIs are case-insensitive)."""
+
+    value: str
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class GithubRef:
+    """A GitHub issue, pull request or commit."""
+
+    owner: str
+    repo: str
+    kind: Literal["issue", "pull", "commit"]
+    ref: str
+
+    def __str__(self) -> str:
+        path = {"issue": "issues", "pull": "pull", "commit": "commit"}[self.kind]
+        return f"{self.owner}/{self.repo}/{path}/{self.ref}"
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """An identifier that looks intended but cannot be valid."""
+
+    scheme: Literal["arxiv", "doi"]
+    raw: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Identifiers:
+    """Everything identifying found in one reference."""
+
+    arxiv: tuple[ArxivId, ...] = ()
+    dois: tuple[Doi, ...] = ()
+    github: tuple[GithubRef, ...] = ()
+    urls: tuple[str, ...] = ()
+    malformed: tuple[Malformed, ...] = field(default=())
+
+    def __bool__(self) -> bool:
+        return bool(self.arxiv or self.dois or self.github)
+
+
+def new_style_problem(yymm: str, number: str) -> str | None:
+    """Return why a new-style arXiv id is invalid, or None when it is valid."""
+    yy, mm = int(yymm[:2]), int(yymm[2:])
+    if not 1 <= mm <= 12:
+        return f"month {mm:02d} is not 01-12"
+    if yy < 7 or (yy == 7 and mm < 4):
+        return "new-style ids start in April 2007"
+    want = 5 if yy >= 15 else 4
+    if len(number) != want:
+        return f"{yymm} ids have {want}-digit numbers, not {len(number)}"
+    return None
+
+
+def _old_problem(archive: str, digits: str) -> str | None:
+    if archive not in OLD_ARCHIVES:
+        return f"unknown archive {archive}"
+    yy, mm = int(digits[:2]), int(digits[2:4])
+    if not 1 <= mm <= 12:
+        return f"month {mm:02d} is not 01-12"
+    if 7 < yy < 91:
+        return "old-style ids run from 1991 to 2007"
+    return None
+
+
+def parse_arxiv(text: str) -> ArxivId | None:
+    """Return the arXiv id in an id-only string such as '2401.11202v4' or 'hep-th/9711200'."""
+    text = text.strip()
+    m = re.fullmatch(r"(?:arxiv:)?(\d{4})\.(\d{4,5})(?:v(\d+))?", text, re.IGNORECASE)
+    if m and new_style_problem(m[1], m[2]) is None:
+        return ArxivId(f"{m[1]}.{m[2]}", int(m[3]) if m[3] else None)
+    m = re.fullmatch(r"(?:arxiv:)?([a-z-]+)(?:\.[A-Za-z-]+)?/(\d{7})(?:v(\d+))?", text, re.I)
+    if m and _old_problem(m[1].lower(), m[2]) is None:
+        return ArxivId(f"{m[1].lower()}/{m[2]}", int(m[3]) if m[3] else None, "old")
+    return None
+
+
+def _clean_doi(raw: str) -> str:
+    doi = unquote(raw)
+    # Trailing punctuation belongs to the sentence, except a ")" that closes a "(" in the DOI.
+    while doi and (doi[-1] in _TRAILING or (doi[-1] in ")]" and doi.count("(") < doi.count(")"))):
+        doi = doi[:-1]
+    return doi.lower()
+
+
+def normalize_url(raw: str) -> str:
+    """Return the URL with scheme/host lowercased, no fragment, tracking or trailing dots."""
+    url = raw.strip().strip("<>")
+    while url and (url[-1] in _TRAILING or (url[-1] == ")" and url.count("(") < url.count(")"))):
+        url = url[:-1]
+    if url.lower().startswith("www."):
+        url = "https://" + url
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    query = urlencode(
+        [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not _TRACKING.match(k)
+        ]
+    )
+    host = parts.netloc.lower()
+    if host.endswith(":80") and parts.scheme.lower() == "http":
+        host = host[:-3]
+    elif host.endswith(":443"):
+        host = host[:-4]
+    return urlunsplit((parts.scheme.lower(), host, parts.path, query, ""))
+
+
+def extract_identifiers(text: str) -> Identifiers:
+    """Return the identifiers in already repaired reference text, validated."""
+    arxiv: dict[str, ArxivId] = {}
+    dois: dict[str, Doi] = {}
+    github: dict[str, GithubRef] = {}
+    malformed: list[Malformed] = []
+
+    def add_new(m: re.Match[str]) -> None:
+        problem = new_style_problem(m[1], m[2])
+        if problem:
+            malformed.append(Malformed("arxiv", m[0].strip(), problem))
+        else:
+            aid = ArxivId(f"{m[1]}.{m[2]}", int(m[3][1:]) if m[3] else None)
+            arxiv.setdefault(aid.id, aid)
+
+    lowered = text.lower()
+    if "arxiv" in lowered or "abs/" in lowered or "pdf/" in lowered:
+        for m in _NEW_WITH_CONTEXT.finditer(text):
+            add_new(m)
+    if "[" in text:
+        for m in _NEW_WITH_CATEGORY.finditer(text):
+            add_new(m)
+    if "/" in text:
+        for m in _OLD.finditer(text):
+            archive = m[1].lower()
+            if archive in OLD_ARCHIVES and _old_problem(archive, m[2]) is None:
+                aid = ArxivId(f"{archive}/{m[2]}", int(m[3][1:]) if m[3] else None, "old")
+                arxiv.setdefault(aid.id, aid)
+    if "10." in text:
+        for m in _DOI.finditer(text):
+            doi = _clean_doi(m[0])
+            prefix, _, suffix = doi.partition("/")
+            if not suffix:
+                malformed.append(Malformed("doi", m[0], "DOI has no suffix after the prefix"))
+                continue
+            dois.setdefault(doi, Doi(doi))
+            am = re.fullmatch(r"10\.48550/arxiv\.(.+)", doi)
+            if am and (aid2 := parse_arxiv(am[1])):
+                arxiv.setdefault(aid2.id, aid2)
+    urls: list[str] = []
+    if "://" in text or "www." in lowered:
+        for m in URL_RE.finditer(text):
+            url = normalize_url(m[0])
+            if url not in urls:
+                urls.append(url)
+            g = _GITHUB.search(url)
+            if g:
+                kind = g[3].lower().rstrip("s")
+                gref = GithubRef(
+                    g[1].lower(),
+                    g[2].lower(),
+                    "issue" if kind == "issue" else kind,  # type: ignore[arg-type]
+                    g[4].lower(),
+                )
+                github.setdefault(str(gref), gref)
+    return Identifiers(
+        tuple(arxiv.values()),
+        tuple(dois.values()),
+        tuple(github.values()),
+        tuple(urls),
+        tuple(malformed),
+    )

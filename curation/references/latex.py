@@ -1,0 +1,92 @@
+"""Turn LaTeX markup in references into plain Unicode text."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from pylatexenc.latex2text import LatexNodes2Text
+
+_CONVERTER = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+_URL_MACRO = re.compile(r"\\(?:url|path)\s*\{([^{}]*)\}")
+_HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+# A lone "%" in a reference is a literal (URL escapes, percentages), never a comment.
+_BARE_PERCENT = re.compile(r"(?<!\\)%")
+_PLACEHOLDER = "\uf8ff{}\uf8ff"
+_PLACEHOLDER_RE = re.compile("\uf8ff(\\d+)\uf8ff")
+
+# The common cases, done here because pylatexenc costs about a millisecond per call.
+_ACCENTS = {
+    '"': "\u0308",
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+    "d": "\u0323",
+    "b": "\u0331",
+}
+_ACCENT = re.compile(r"\{?\\([\"'`^~=.]|[uvHckrdb](?![A-Za-z]))\s*\{?\\?([A-Za-z])\}?\}?")
+_LETTERS = {
+    "ss": "ß",
+    "o": "ø",
+    "O": "Ø",
+    "l": "ł",
+    "L": "Ł",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "aa": "å",
+    "AA": "Å",
+    "i": "ı",
+    "j": "ȷ",
+}
+_LETTER = re.compile(r"\{?\\(ss|ae|AE|oe|OE|aa|AA|[oOlLij])(?![A-Za-z])\s*\}?")
+_STYLE = re.compile(
+    r"\\(?:emph|textit|textbf|textsc|textrm|texttt|textsf|mbox|bibinfo\{\w+\}|"
+    r"bibfield\{\w+\}|natexlab|enquote|em|it|bf|sc|rm|tt|newblock|relax)\b\s*"
+)
+_ESCAPED = re.compile(r"\\([&%$#_{}])")
+_DASHES = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"))
+
+
+def _fast(text: str) -> str:
+    text = _ACCENT.sub(lambda m: unicodedata.normalize("NFC", m[2] + _ACCENTS[m[1]]), text)
+    text = _LETTER.sub(lambda m: _LETTERS[m[1]], text)
+    text = _STYLE.sub("", text)
+    text = _ESCAPED.sub(lambda m: "\uf8fe" + m[1], text)  # protect escaped braces from removal
+    text = text.replace("{", "").replace("}", "").replace("~", " ").replace("\\ ", " ")
+    for latex, char in _DASHES:
+        text = text.replace(latex, char)
+    return text.replace("\uf8fe", "")
+
+
+def latex_to_text(text: str) -> str:
+    """Return text with accents, macros and braces converted; URLs are kept verbatim."""
+    if "\\" not in text and "{" not in text and "~" not in text:
+        return text
+    kept: list[str] = []
+
+    def keep(url: str) -> str:
+        kept.append(url)
+        return _PLACEHOLDER.format(len(kept) - 1)
+
+    text = _HREF.sub(lambda m: keep(m[1]) + " " + m[2], text)
+    text = _URL_MACRO.sub(lambda m: keep(m[1]), text)
+    text = re.sub(r"https?://\S+", lambda m: keep(m[0]), text)
+    converted = _fast(text)
+    if "\\" in converted:
+        try:
+            converted = _CONVERTER.latex_to_text(_BARE_PERCENT.sub(r"\\%", text))
+        except Exception:  # pylatexenc raises assorted errors on broken markup; keep the input
+            pass
+    converted = converted.replace("\u00a0", " ")
+    return _PLACEHOLDER_RE.sub(lambda m: kept[int(m[1])], converted)

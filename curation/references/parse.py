@@ -1,0 +1,408 @@
+"""Parse one reference string into fields, identifiers, repairs and a title judgement."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from curation.references.authors import (
+    DIGIT,
+    ORG_WORDS,
+    Author,
+    looks_like_name_list,
+    parse_author_block,
+    take_author_prefix,
+)
+from curation.references.identifiers import URL_RE, Identifiers, extract_identifiers
+from curation.references.normalize import normalize_reference_text
+from curation.references.quality import is_artefact, is_venue_only, title_problem
+from curation.references.repair import Repair, repair_reference
+from curation.references.sentences import split_sentences
+
+MAX_PARSE_CHARS = 4000  # No real reference is longer; beyond this we parse only the head.
+_MAX_YEAR = datetime.date.today().year + 1
+
+# (cheap substring guard, pattern): identifiers and access notes removed before field parsing.
+_STRIP_PATTERNS = [
+    (guard, re.compile(p, re.IGNORECASE))
+    for guard, p in (
+        ("online]", r"\[online\]\.?"),
+        ("available", r"\bavailable(?:\s+at|\s+online)?\s*:?\s*(?=https?://|www\.)"),
+        ("url", r"\burl\s*:?\s*(?=https?://|www\.)"),
+        ("retrieved from", r"retrieved\s+from\s*(?=https?://)"),
+        ("://", r"(?:\bdoi\s*:?\s*)?" + URL_RE.pattern),
+        ("www.", URL_RE.pattern),
+        ("doi", r"\bdoi\s*:\s*(?:10\.\S+)?"),
+        ("10.", r"(?<![\w/])10\.\d{4,9}/\S+"),
+        (
+            "rxiv",
+            r"(?:\barxiv\s+(?:preprint|e-prints?),?\s*)?\barxiv\s*:\s*\S+(?:\s*\[[\w.\-]+\])?"
+            r"|\barxiv\s+(?:preprint|e-prints?)\b",
+        ),
+        ("orr", r"\bcorr\b,?\s*(?:abs/\S+)?"),
+        ("\0old", r"\[?(?<![\w/])(?:[a-z]+-)?[a-z]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?\]?"),
+        ("\0new", r"(?<![\w.])\d{4}\.\d{4,5}(?:v\d+)?\s*\[[\w.\-]+\]"),
+        ("sbn", r"\bisbn[-:\s]*[\dx][\dx\-\s]{8,}[\dx]"),
+        ("ccess", r"\(?\b(?:last\s+)?accessed(?:\s+on)?\s*:?[^.)]*\)?"),
+        ("etrieved", r"\(?\bretrieved(?:\s+on)?\s*:?[^.)]*\)?"),
+        ("isited", r"\(?\bvisited(?:\s+on)?\s*:?[^.)]*\)?"),
+        ("ository", r"\b(?:github|gitlab)\s+repository\b"),
+        ("equest", r"\bpull\s+request\s+#\d+"),
+    )
+]
+_EMPTY_BRACKETS = re.compile(r"\(\s*[,;.]?\s*\)|\[\s*\]")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:])")
+_PUNCT_RUN = re.compile(r"([,;:.])(?:\s+[,;:.])+")
+_DOTS = re.compile(r"\.{2,}")
+_VOLUME_BEFORE = re.compile(r"(?:vol\.?|volume|no\.)\s*$", re.I)
+_SHORT_YEAR = re.compile(r"\b[A-Z][A-Za-z-]+\s*['’](\d{2})\b")
+_YEAR_ONLY = re.compile(r"\(?\d{4}\)?")
+_IN_PREFIX = re.compile(r"^In:?\s+")
+_VOLUME = re.compile(
+    r"\b(?:vol\.?|volume)\s*(\d+)|\b(\d+)\s*\(\d+\)|\b(\d+),\s*[A-Z]?\d+\s*\(", re.I
+)
+_PAGES = re.compile(
+    r"\b(?:pp?\.|pages)\s*(\d+(?:\s*[-–]+\s*\d+)?)|(?<![\d.])(\d+\s*[-–]{1,2}\s*\d+)(?![\d.])"
+)
+_KIND_HINTS = (
+    "thesis",
+    "dissertation",
+    "tech",
+    "press",
+    "publisher",
+    " ed",
+    "proc",
+    "journal",
+    "in:",
+    "conference",
+    "trans",
+)
+# One scan for the words that decide the kind: thesis, report, book-like, serial.
+_KIND_WORDS = re.compile(
+    r"\b(?:(?P<thesis>thesis|dissertation)\b|(?P<report>tech(?:nical)?\.?\s+rep(?:ort)?)\b"
+    r"|(?P<book>press|publishers?|\d+(?:st|nd|rd|th) ed)"
+    r"|(?P<serial>proc|journal|in:|conference|trans))"
+)
+_YEAR = re.compile(r"(?<![\d./\-–])((?:1[6-9]|20)\d\d)[a-z]?(?![\d/]|\s*[-–]\s*\d)")
+_PAREN_YEAR = re.compile(r"\(\s*(?:[A-Za-z.]+\s+)?((?:1[6-9]|20)\d\d)[a-z]?\s*[,)]")
+_ACM_YEAR = re.compile(r"^(.{3,}?)\.\s+((?:1[6-9]|20)\d\d)[a-z]?\.\s+")
+_APA_YEAR = re.compile(r"^(.{3,}?)\s*\(((?:1[6-9]|20)\d\d)[a-z]?(?:,[^)]*)?\)\s*[.,:]?\s*")
+_QUOTED = re.compile(r"[\"“”](?P<t>[^\"“”]{4,}?)[,.]?[\"”“]")
+_LABEL_PREFIX = re.compile(r"^[a-z][a-z0-9]{3,}-(?:\d+|[0-9a-f]{7,40})\s*:\s*")
+_ISSUE_PREFIX = re.compile(
+    r"^[\w .\-/]{0,60}?\b(?:issue|pull request|PR|commit)\s*(?:#\s*\d+|[0-9a-f]{7,40})?\s*:\s*",
+    re.I,
+)
+_JOURNAL_CITATION = re.compile(
+    r"^(?:[A-Z][\w.&'’\-]*\.?\s+){1,6}(?:[A-Z]\s+)?\d+\s*[,:]\s*[A-Z]?\d+\b"
+)
+_ABBREVIATED_JOURNAL = re.compile(
+    r"^(?:[A-Z][a-z]{0,9}\.\s+){1,6}(?:[A-Z]\s+)?\d+\s*[,:]\s*[A-Z]?\d+\b"
+)
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_TITLE_TAIL = re.compile(
+    "(?:"
+    + "|".join(
+        f"(?:{p})"
+        for p in (
+            rf",\s*(?:{_MONTH}\s+)?(?:1[6-9]|20)\d\d\s*$",
+            rf",?\s*\((?:{_MONTH}\s+)?(?:1[6-9]|20)\d\d\)\s*$",
+            r"\s*\((?:Doctoral dissertation|Master'?s thesis|PhD thesis)\)\s*$",
+            r"\s*\((?:[^()]*['’]\d{2}|[A-Z][A-Za-z]+\s*\d{2,4})\)\s*$",
+            r"\s*\(Version\s+[\d.]+\)\s*$",
+            r"\s*\(\d+(?:st|nd|rd|th)\s+(?:ed|edn|edition)\.?\)\s*$",
+            r"\s*\(\d+(?:st|nd|rd|th)\s+Edition\)\s*$",
+            r",\s*\d+(?:st|nd|rd|th)\s+(?:ed|edn|edition)\b.*$",
+            r",\s*(?:Vol\.|Volume)\s*\d+\s*(?:\(.*)?$",
+            r"\s*\([^()]*(?:Press|Publishers?|Springer|Wiley|Addison|Elsevier|University)[^()]*\)\s*$",
+        )
+    )
+    + ")"
+)
+_VENUE_HINT = re.compile(
+    r"^(?:In\b|Proc|Journal|Trans|Press\b|[A-Z][a-z]+ (?:University )?Press|MIT Press|Springer)"
+)
+
+
+@dataclass(slots=True)
+class ParsedReference:
+    """The structured reading of one reference string."""
+
+    raw: str
+    text: str
+    kind: str
+    authors: list[Author] = field(default_factory=list)
+    title: str | None = None
+    title_usable: bool = False
+    title_problem: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    volume: str | None = None
+    pages: str | None = None
+    url: str | None = None
+    identifiers: Identifiers = field(default_factory=Identifiers)
+    repairs: list[Repair] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def normalized(self) -> str:
+        """Return the normalised raw text that identifies the observation (SPEC §6)."""
+        return normalize_reference_text(self.raw[:MAX_PARSE_CHARS])
+
+    @property
+    def first_author_surname(self) -> str | None:
+        """Return the first author's surname, if any."""
+        return self.authors[0].surname if self.authors else None
+
+    @property
+    def parse_uncertain(self) -> bool:
+        """Return whether SPEC §2 step 1 applies: no usable title, no identifier, no URL."""
+        return not self.title_usable and not self.identifiers and self.url is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the parse as a JSON-able dict."""
+        ids = self.identifiers
+        return {
+            "raw": self.raw,
+            "text": self.text,
+            "normalized": self.normalized,
+            "kind": self.kind,
+            "authors": [a.to_dict() for a in self.authors],
+            "first_author_surname": self.first_author_surname,
+            "title": self.title,
+            "title_usable": self.title_usable,
+            "title_problem": self.title_problem,
+            "parse_uncertain": self.parse_uncertain,
+            "year": self.year,
+            "venue": self.venue,
+            "volume": self.volume,
+            "pages": self.pages,
+            "url": self.url,
+            "identifiers": {
+                "arxiv": [str(a) for a in ids.arxiv],
+                "doi": [d.value for d in ids.dois],
+                "github": [
+                    {"owner": g.owner, "repo": g.repo, "kind": g.kind, "ref": g.ref}
+                    for g in ids.github
+                ],
+                "urls": list(ids.urls),
+            },
+            "malformed_identifiers": [
+                {"scheme": m.scheme, "raw": m.raw, "reason": m.reason} for m in ids.malformed
+            ],
+            "repairs": [r.to_dict() for r in self.repairs],
+            "warnings": list(self.warnings),
+        }
+
+
+def _strip_identifiers(text: str, ids: Identifiers) -> str:
+    # Guards keep this cheap: most references hold none of these, and each scan costs.
+    lowered = text.lower()
+    if ids.arxiv:
+        schemes = {a.scheme for a in ids.arxiv}
+        lowered += "".join(f"\0{s}" for s in schemes)
+    for guard, pattern in _STRIP_PATTERNS:
+        if guard in lowered:
+            text = pattern.sub(" ", text)
+    if "(" in text or "[" in text:
+        text = _EMPTY_BRACKETS.sub(" ", text)
+    if " ," in text or " ." in text or " ;" in text or " :" in text:
+        text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+        # Removal leaves runs such as ", ." or ". ,"; keep "E.," (an initial then a comma).
+        text = _PUNCT_RUN.sub(r"\1", text)
+    if ".." in text:
+        text = _DOTS.sub(".", text)
+    return " ".join(text.split()).strip(" ,;:")
+
+
+def find_year(text: str) -> int | None:
+    """Return the publication year: in parentheses first, else the last plausible one."""
+    for m in _PAREN_YEAR.finditer(text):
+        if int(m[1]) <= _MAX_YEAR:
+            return int(m[1])
+    candidates = [
+        int(m[1])
+        for m in _YEAR.finditer(text)
+        if int(m[1]) <= _MAX_YEAR
+        and not _VOLUME_BEFORE.search(text, max(0, m.start() - 8), m.start())
+    ]
+    return candidates[0] if candidates else None
+
+
+def _implied_year(body: str, ids: Identifiers) -> int | None:
+    """Return a year implied by "SOSP '23" or by a new-style arXiv id when none is printed."""
+    m = _SHORT_YEAR.search(body) if "'" in body or "’" in body else None
+    if m:
+        yy = int(m[1])
+        return 2000 + yy if 2000 + yy <= _MAX_YEAR else 1900 + yy
+    new_style = [a for a in ids.arxiv if a.scheme == "new"]
+    return 2000 + int(new_style[0].id[:2]) if new_style else None
+
+
+def _clean_title(title: str) -> str:
+    title = title.strip().strip("\"“”'‘’ ")
+    for _ in range(3):  # tails stack: "..., Vol. 1 (Cambridge University Press, 1995)"
+        # Tails are anchored at the end; scanning only the last 100 characters is much faster.
+        cut = max(0, len(title) - 100)
+        tail = _TITLE_TAIL.sub("", title[cut:])
+        if len(tail) == len(title) - cut:
+            break
+        title = title[:cut] + tail
+    if " ," in title or " ." in title or " ;" in title or " :" in title:
+        title = _SPACE_BEFORE_PUNCT.sub(r"\1", title)
+    return title.strip(' .,;:"“”').strip()
+
+
+def _take_authors(body: str) -> tuple[list[Author], str, bool]:
+    """Return authors, the rest of the text, and whether a year anchor was consumed."""
+    for anchor in (_ACM_YEAR, _APA_YEAR):
+        m = anchor.match(body)
+        if m:
+            authors = parse_author_block(m[1])
+            if authors:
+                return authors, body[m.end() :], True
+    quoted = _QUOTED.search(body)
+    if quoted and quoted.start() > 0:
+        authors = parse_author_block(body[: quoted.start()].rstrip(" ,:"))
+        if authors:
+            return authors, body[quoted.start() :], False
+    taken = take_author_prefix(body)
+    if taken:
+        return taken[0], taken[1], False
+    return [], body, False
+
+
+def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
+    quoted = _QUOTED.match(rest)
+    if quoted:
+        return quoted["t"], rest[quoted.end() :].lstrip(" ,.") or None
+    if _ABBREVIATED_JOURNAL.match(rest):
+        return None, rest
+    segs = split_sentences(rest, initials=False)
+    if not segs:
+        return None, None
+    if _JOURNAL_CITATION.match(segs[0]):
+        return None, rest
+    title = segs[0]
+    i = 1
+    # "Why Does the Cloud Stop Computing? Lessons from ..." is one title.
+    while (
+        title.endswith("?")
+        and i < len(segs)
+        and not DIGIT.search(segs[i])
+        and not _VENUE_HINT.match(segs[i])
+    ):
+        title = f"{title} {segs[i]}"
+        i += 1
+    venue = segs[i] if i < len(segs) else None
+    return title, venue
+
+
+def _org_author(segs: list[str]) -> Author | None:
+    """Return an organisation author for "NVIDIA. Megatron-LM. 2024." shapes."""
+    if len(segs) < 2 or ":" in segs[0] or is_venue_only(segs[0]):
+        return None
+    words = segs[0].split()
+    if len(words) > 3 and not (len(words) <= 6 and words[-1].lower() in ORG_WORDS):
+        return None
+    if _VENUE_HINT.match(segs[1]) or _YEAR_ONLY.fullmatch(segs[1]):
+        return None
+    return Author(segs[0], segs[0])
+
+
+def _venue_fields(text: str) -> tuple[str | None, str | None]:
+    volume = _VOLUME.search(text)
+    pages = _PAGES.search(text)
+    vol = next((g for g in volume.groups() if g), None) if volume else None
+    pg = next((g for g in pages.groups() if g), None) if pages else None
+    return vol, pg.replace(" ", "") if pg else None
+
+
+def _kind(ref: ParsedReference, lowered: str) -> str:
+    ids = ref.identifiers
+    if ids.github or "github.com" in lowered or "(version" in lowered:
+        return "software"
+    found = set()
+    if any(hint in lowered for hint in _KIND_HINTS):  # substring tests are far cheaper than a scan
+        found = {k for m in _KIND_WORDS.finditer(lowered) for k, v in m.groupdict().items() if v}
+    if "thesis" in found:
+        return "thesis"
+    if "report" in found:
+        return "report"
+    if ref.url and not ids.dois and not ids.arxiv and (not ref.authors or ref.title is None):
+        return "web"
+    if "book" in found and "serial" not in found:
+        return "book"
+    if ids.arxiv and not ref.venue:
+        return "preprint"
+    if ref.title is None and not ids and not ref.url:
+        return "unknown"
+    return "article"
+
+
+def parse_reference(raw: str) -> ParsedReference:
+    """Return the structured parse of one raw reference string; never raises on text."""
+    warnings: list[str] = []
+    head = raw
+    if len(raw) > MAX_PARSE_CHARS:
+        head = raw[:MAX_PARSE_CHARS]
+        warnings.append(
+            f"reference is {len(raw):,} characters; parsed the first {MAX_PARSE_CHARS:,}"
+        )
+    text, repairs = repair_reference(head)
+    ref = ParsedReference(raw=raw, text=text, kind="unknown", repairs=repairs, warnings=warnings)
+    ref.identifiers = extract_identifiers(text)
+    ref.url = ref.identifiers.urls[0] if ref.identifiers.urls else None
+    if is_artefact(head):
+        ref.title_problem = "artefact"
+        return ref
+    body = _strip_identifiers(text, ref.identifiers)
+    body = _LABEL_PREFIX.sub("", body)
+    lowered_head = body[:80].lower()
+    if (
+        "issue" in lowered_head
+        or "pull" in lowered_head
+        or "pr" in lowered_head
+        or "commit" in lowered_head
+    ):
+        body = _ISSUE_PREFIX.sub("", body)
+    authors, rest, _ = _take_authors(body)
+    if not authors:
+        segs = split_sentences(body)
+        if segs and looks_like_name_list(segs[0]):
+            authors = parse_author_block(segs[0]) or []
+            rest = ". ".join(segs[1:])
+        elif (org := _org_author(segs)) is not None:
+            authors, rest = [org], ". ".join(segs[1:])
+    title, venue = _title_and_venue(rest)
+    ref.title_problem = title_problem(title)
+    if ref.title_problem is None and title:
+        ref.title = _clean_title(title) or None
+        if ref.title != title:
+            ref.title_problem = title_problem(ref.title)
+    if ref.title_problem and ref.title_problem != "no_title":
+        ref.title = None
+    elif (
+        ref.title_problem == "no_title"
+        and authors
+        and not rest.strip(" .,;")
+        and not ref.identifiers
+        and ref.url is None
+    ):
+        ref.title_problem = "author_fragment"  # only names: a piece of an author list
+    ref.title_usable = ref.title_problem is None
+    whole_is_junk = ref.title_problem not in (None, "no_title") and not authors
+    if ref.title_problem == "author_fragment" or whole_is_junk:
+        return _finish(ref, text)
+    ref.authors = authors
+    ref.year = find_year(body) or _implied_year(body, ref.identifiers)
+    ref.venue = _IN_PREFIX.sub("", venue).strip(" .,") or None if venue else None
+    ref.volume, ref.pages = _venue_fields(venue or rest)
+    return _finish(ref, text)
+
+
+def _finish(ref: ParsedReference, text: str) -> ParsedReference:
+    ref.kind = _kind(ref, text.lower())
+    return ref

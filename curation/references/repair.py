@@ -1,0 +1,269 @@
+"""Repair PDF, encoding and LaTeX damage in a reference before it is parsed.
+
+Every change is returned as a `Repair` so curators can see exactly what was altered.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from curation.references.latex import latex_to_text
+from curation.references.normalize import CONTROL_CHARS, fix_mojibake
+from curation.references.words import (
+    GLUE_WORDS,
+    SUSPENDED_NEXT,
+    is_word,
+    join_hyphenated,
+    segment,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """One recorded change: what kind, the text before and the text after."""
+
+    kind: str
+    before: str
+    after: str
+
+    def to_dict(self) -> dict[str, str]:
+        """Return the repair as a JSON-able dict."""
+        return {"kind": self.kind, "before": self.before, "after": self.after}
+
+
+# Scheme letters spelled out instead of re.IGNORECASE, which makes these scans slow.
+_SCHEME = r"[Hh][Tt][Tt][Pp][Ss]?://"
+_URL = re.compile(_SCHEME + r"\S+")
+_URL_GLUED = re.compile(r"(?<=[^\s(<\[\"'])(?=" + _SCHEME + ")")
+# A URL broken after "/", "-" or "." by a PDF line break, and the piece that follows.
+_URL_BREAK = re.compile("(" + _SCHEME + r"\S*[/\-.])\s+(\S+)")
+_NOT_URL_TAIL = frozenset(
+    "and or the in at on for from accessed last retrieved visited available see online "
+    "doi arxiv url version".split()
+)
+_DOI_TOKEN = re.compile(r"(?<![\w.])10\.\d{4,9}/\S*")
+# The piece after a broken DOI: starts with a digit, or is a word with a digit in it.
+_DOI_TAIL = re.compile(r"\s+(\d[\w.()/-]*|[A-Za-z][\w.()/-]*\d[\w.()/-]*)")
+_YEAR_TOKEN = re.compile(r"(?:19|20)\d\d[.,;)]*")
+_ARXIV_SPACED = re.compile(
+    r"\b(arxiv|abs/)\s*(:?)\s*(\d{4})\s*\.\s*(\d{4,5})(v\d+)?(?!\d)", re.IGNORECASE
+)
+_BARE_SPACED_ID = re.compile(r"(?<![\w.])(\d{4})\.\s+(\d{4,5})(v\d+)?(?![\d\-–])")
+_HYPHEN_BREAK = re.compile(r"([^\W\d_]+)- ([^\W\d_]+)(-?)")
+_GLUED_IN = re.compile(
+    r"\bIn(?=(?:Proceedings|Proc\.|Advances|International|Conference|Symposium|Workshop|"
+    r"Journal|Annual|IEEE|ACM|USENIX|\d))"
+)
+_GLUED_COLON = re.compile(r"(?<=[a-z]{2}):(?=[A-Z][a-z])")
+_GLUED_PERIOD = re.compile(r"(?<=[a-z]{3})\.(?=[A-Z][A-Za-z]+(?![\w/.]))")
+_SPACE_BEFORE_COLON = re.compile(r"(?<=\w) +([:,])(?= )")
+# Candidate glued tokens only: camelCase inside, an underscore, or 16+ letters. Ordinary long
+# words ("Proceedings") never match, which keeps this scan cheap.
+_LONG_RUN = re.compile(
+    r"(?<![A-Za-z_])(?=[A-Za-z_]{10})[A-Za-z]*(?:[a-z][A-Z]|_)[A-Za-z_]*|(?<![A-Za-z_])[A-Za-z]{16,}"
+)
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _record(kind: str, repairs: list[Repair]) -> Callable[[re.Match[str], str], str]:
+    def note(m: re.Match[str], after: str) -> str:
+        if after != m[0]:
+            repairs.append(Repair(kind, m[0], after))
+        return after
+
+    return note
+
+
+def _outside_urls(text: str, fix: Callable[[str], str]) -> str:
+    """Apply a text repair to everything except URLs, which have their own rules."""
+    if "://" not in text:
+        return fix(text)
+    out, last = [], 0
+    for m in _URL.finditer(text):
+        out.append(fix(text[last : m.start()]))
+        out.append(m[0])
+        last = m.end()
+    out.append(fix(text[last:]))
+    return "".join(out)
+
+
+def _url_tail_ok(url: str, tail: str) -> bool:
+    word = tail.rstrip(".,;)").lower()
+    if word in _NOT_URL_TAIL or not tail[:1].isalnum():
+        return False
+    if url.endswith("."):
+        # "https://openxla. org/xla": only a missing host part, never a new sentence.
+        host_only = url.count("/") == 2
+        return host_only and re.fullmatch(r"[a-z]{2,}(?:/\S*)?", tail) is not None
+    return "/" in tail or "." in tail.rstrip(".") or "-" in tail or tail == tail.lower()
+
+
+def _fix_url_breaks(text: str, repairs: list[Repair]) -> str:
+    for _ in range(8):
+        m = next((m for m in _URL_BREAK.finditer(text) if _url_tail_ok(m[1], m[2])), None)
+        if m is None:
+            return text
+        joined = m[1] + m[2]
+        repairs.append(Repair("url_space", m[0], joined))
+        text = text[: m.start()] + joined + text[m.end() :]
+    return text
+
+
+def _fix_doi_breaks(text: str, repairs: list[Repair]) -> str:
+    # Token by token (no backtracking across the text): a DOI ending in "/", "." or "-"
+    # followed by a space may continue in the next token.
+    out, last = [], 0
+    for m in _DOI_TOKEN.finditer(text):
+        head = m[0]
+        if not head.endswith(("/", ".", "-")):
+            continue
+        tail = _DOI_TAIL.match(text, m.end())
+        if tail is None or (_YEAR_TOKEN.fullmatch(tail[1]) and not head.endswith("/")):
+            continue  # "10.1145/3434304. 2021." ends the DOI; the year is the next field
+        repairs.append(Repair("doi_space", text[m.start() : tail.end()], head + tail[1]))
+        out.append(text[last : m.start()] + head + tail[1])
+        last = tail.end()
+    return "".join(out) + text[last:] if out else text
+
+
+def _fix_arxiv_spaces(text: str, repairs: list[Repair]) -> str:
+    note = _record("arxiv_space", repairs)
+
+    def fix(m: re.Match[str]) -> str:
+        lead = "abs/" if m[1].lower() == "abs/" else m[1] + ":"
+        return note(m, f"{lead}{m[3]}.{m[4]}{m[5] or ''}")
+
+    text = _ARXIV_SPACED.sub(fix, text) if "rxiv" in text.lower() or "abs/" in text else text
+    if ". " not in text:
+        return text
+    lowered = text.lower()
+    context = "arxiv" in lowered or "corr" in lowered
+
+    def fix_bare(m: re.Match[str]) -> str:
+        yymm = int(m[1])
+        # "2022. 12345" could be a year and a page; only clear yymm values or arXiv context.
+        if not (context or yymm > 2030) or not 1 <= yymm % 100 <= 12:
+            return m[0]
+        return note(m, f"{m[1]}.{m[2]}{m[3] or ''}")
+
+    return _BARE_SPACED_ID.sub(fix_bare, text)
+
+
+def _fix_hyphenation(text: str, repairs: list[Repair]) -> str:
+    note = _record("hyphenation", repairs)
+
+    def fix(m: re.Match[str]) -> str:
+        left, right, more = m[1], m[2], m[3]
+        if right.lower() in SUSPENDED_NEXT and not more:
+            return m[0]
+        return note(m, join_hyphenated(left, right, bool(more)) + more)
+
+    return _HYPHEN_BREAK.sub(fix, text) if "- " in text else text
+
+
+def _split_chunk(chunk: str) -> list[str] | None:
+    lower = chunk.lower()
+    if len(lower) < 6 or is_word(lower):
+        return None
+    pieces = segment(lower)
+    unknown = [p for p in pieces if not is_word(p)]
+    if len(pieces) < 2 or any(len(p) > 4 for p in unknown) or len(unknown) * 3 > len(pieces):
+        return None
+    # Single letters are only allowed as "a", or as an acronym's last capital ("T|Pranks").
+    if any(
+        len(p) == 1 and p != "a" and (i or not chunk[0].isupper()) for i, p in enumerate(pieces)
+    ):
+        return None
+    out, pos = [], 0
+    for p in pieces:
+        out.append(chunk[pos : pos + len(p)])
+        pos += len(p)
+    return out
+
+
+def _unglue_token(token: str) -> str:
+    code_like = "_" in token
+    if not code_like and not _CAMEL.search(token) and len(token) < 16:
+        return token
+    evidence = False
+    rebuilt = []
+    for part in token.split("_"):
+        chunks = [c for c in _CAMEL.split(part) if c]
+        split = [_split_chunk(c) for c in chunks]
+        evidence = evidence or any(s and any(w.lower() in GLUE_WORDS for w in s) for s in split)
+        words: list[str] = []
+        for i, (chunk, pieces) in enumerate(zip(chunks, split, strict=True)):
+            new = list(pieces) if pieces else [chunk]
+            if pieces and len(new[0]) == 1 and new[0] != "a":
+                if not (i and chunks[i - 1].isupper()):
+                    new, pieces = [chunk], None
+                else:
+                    words[-1] += new.pop(0)  # "TPranks" splits as "T|Pranks": "P" is the acronym's
+            # Code identifiers keep CamelCase unless a chunk beside the boundary was glued text.
+            keep_glued = code_like and pieces is None and (i == 0 or split[i - 1] is None)
+            if words and keep_glued:
+                words[-1] += new.pop(0)
+            words.extend(new)
+        rebuilt.append(" ".join(words))
+    return "_".join(rebuilt) if evidence else token
+
+
+def _fix_glued_words(text: str, repairs: list[Repair]) -> str:
+    note = _record("glued_words", repairs)
+    if "In" in text:
+        text = _GLUED_IN.sub(lambda m: note(m, "In "), text)
+    if ":" in text:
+        text = _GLUED_COLON.sub(lambda m: note(m, ": "), text)
+    if "." in text:
+        text = _GLUED_PERIOD.sub(lambda m: note(m, ". "), text)
+    pieces, last = [], 0
+    for m in _LONG_RUN.finditer(text):
+        token = m[0]
+        new = note(m, _unglue_token(token))
+        if new != token:
+            pieces.append(text[last : m.start()] + new)
+            last = m.end()
+    return "".join(pieces) + text[last:] if pieces else text
+
+
+def repair_reference(raw: str) -> tuple[str, list[Repair]]:
+    """Return the repaired text of one reference and the repairs made, in order."""
+    repairs: list[Repair] = []
+    text = raw
+    if CONTROL_CHARS.search(text):
+        cleaned = CONTROL_CHARS.sub(" ", text)
+        found = sorted(set(CONTROL_CHARS.findall(text)))
+        repairs.append(Repair("control_characters", "".join(found), " "))
+        text = cleaned
+    if not text.isascii():
+        fixed = fix_mojibake(text)
+        if fixed != text:
+            repairs.append(Repair("mojibake", text, fixed))
+            text = fixed
+    if "&" in text and ";" in text:
+        unescaped = html.unescape(text)
+        if unescaped != text:
+            repairs.append(Repair("html_entity", text, unescaped))
+            text = unescaped
+    if "\\" in text or "{" in text:
+        converted = latex_to_text(text)
+        if converted != text:
+            repairs.append(Repair("latex", text, converted))
+            text = converted
+    if "://" in text:
+        if _URL_GLUED.search(text):
+            repairs.append(Repair("url_glued", "", " "))
+            text = _URL_GLUED.sub(" ", text)
+        text = _fix_url_breaks(text, repairs)
+    if "10." in text:
+        text = _fix_doi_breaks(text, repairs)
+    text = _fix_arxiv_spaces(text, repairs)
+    text = _outside_urls(
+        text, lambda part: _fix_glued_words(_fix_hyphenation(part, repairs), repairs)
+    )
+    if " :" in text or " ," in text:
+        text = _SPACE_BEFORE_COLON.sub(r"\1", text)
+    return " ".join(text.split()), repairs

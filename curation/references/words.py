@@ -1,0 +1,89 @@
+"""Word knowledge for repairs: glued-word segmentation and line-break hyphen decisions."""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+
+from curation.references._lexicon import WORDS
+
+_RANK: dict[str, int] = {}
+for _i, _w in enumerate(WORDS):
+    _RANK.setdefault(_w, _i + 1)
+_MAX_LEN = max(map(len, _RANK))
+_LOG_N = math.log(len(_RANK))
+
+# Small words whose presence inside a long lowercase run is strong evidence of lost spaces.
+GLUE_WORDS = frozenset(
+    "a an and as at by for from if in into is of on or the to via when while with using "
+    "across without within than that".split()
+)
+# Left parts that keep their hyphen: "Non- deterministic" is "Non-deterministic".
+HYPHEN_PREFIXES = frozenset(
+    "anti auto bi co counter cross de end fine half high inter intra large long low macro "
+    "meta micro mid multi non off on one open out over post pre pro pseudo quasi real "
+    "right self semi short single small sub super top two un under well wide zero".split()
+)
+# Right parts that are suffixes: "Learn- ing", "Implemen- tation".
+_SUFFIX = re.compile(
+    r"^(?:ing|ings|tion|tions|sion|sions|ation|ations|ed|er|ers|est|ly|ment|ments|ness|ity|"
+    r"ities|ble|bly|ance|ances|ence|ences|al|ally|ic|ics|ical|ive|ives|ized|ize|izes|ization|"
+    r"ism|isms|ist|ists|ous|ful|less|ship|ure|ures|age|ant|ants|ent|ents|ory|ary|ate|ated|"
+    r"ates|ating|ify|ified|ular|ure|ty|ties|cy|cies|ry|ries|[a-z]{1,3}tion|[a-z]{1,2}ing)$"
+)
+# Suspended hyphens ("Inter- and Intra-Operator") keep their space.
+SUSPENDED_NEXT = frozenset({"and", "or", "to", "&", "nor", "versus", "vs"})
+
+
+def is_word(word: str) -> bool:
+    """Return whether the lowercase word is in the embedded word list."""
+    return word in _RANK
+
+
+def _cost(word: str) -> float:
+    rank = _RANK.get(word)
+    if rank is not None:
+        return math.log(rank + 1) + _LOG_N * 0.25
+    # Unknown pieces are allowed (names, abbreviations) but cost more with length.
+    return 9.0 + 2.5 * len(word)
+
+
+@lru_cache(maxsize=4096)
+def segment(run: str) -> tuple[str, ...]:
+    """Return the cheapest split of a lowercase letter run into words."""
+    n = len(run)
+    best: list[tuple[float, int]] = [(0.0, 0)] + [(math.inf, 0)] * n
+    for end in range(1, n + 1):
+        for start in range(max(0, end - _MAX_LEN), end):
+            cost = best[start][0] + _cost(run[start:end])
+            if cost < best[end][0]:
+                best[end] = (cost, start)
+    pieces: list[str] = []
+    end = n
+    while end > 0:
+        start = best[end][1]
+        pieces.append(run[start:end])
+        end = start
+    return tuple(reversed(pieces))
+
+
+def join_hyphenated(left: str, right: str, continues: bool) -> str:
+    """Return how "left- right" from a PDF line break should read.
+
+    Keeps the hyphen when the right side starts uppercase ("Megatron- LM"), when the
+    compound continues ("end- to-end"), when the left side is a prefix ("Non- deterministic")
+    or when both halves are words and the join is not; otherwise joins ("Learn- ing").
+    """
+    lower_l, lower_r = left.lower(), right.lower()
+    if right[:1].isupper() or right[:1].isdigit() or continues:
+        return f"{left}-{right}"
+    if lower_l in HYPHEN_PREFIXES:
+        return f"{left}-{right}"
+    if is_word(lower_l + lower_r):
+        return left + right
+    if _SUFFIX.match(lower_r):
+        return left + right
+    if is_word(lower_l) and is_word(lower_r):
+        return f"{left}-{right}"
+    return left + right

@@ -1,0 +1,179 @@
+"""Import of a paper's reference list, keeping curator decisions across re-imports (SPEC §6).
+
+An observation read from a reference list is identified by (citing paper, source, normalised raw
+text, occurrence); its reference number is only an attribute. So re-importing a corrected list
+keeps every unchanged reference (and its resolution, pins and history) even when numbers shift,
+creates the references whose text is new, and retires the ones that disappeared.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..audit import Actor, audited
+from ..models import Observation, Paper
+from ..references.normalize import normalize_reference_text
+from ..references.parse import ParsedReference, parse_reference
+
+REFERENCE_LIST_SOURCE = "reference_list"
+_YEARS = range(1800, 2101)
+
+
+class ListedReference(Protocol):
+    """One entry of a reference list as a format reader yields it."""
+
+    index: int
+    label: str | None
+    raw: str
+
+
+@dataclass
+class ReferenceListOutcome:
+    """What importing one reference list changed."""
+
+    arxiv_id: str
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    retired: int = 0
+    restored: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def reference_numbers(references: Sequence[ListedReference]) -> list[int]:
+    """Return each reference's number: its printed label when the labels are a clean numbering.
+
+    Labels are used only when every one is a distinct whole number and none looks like a year
+    read as a number ("Reference 2022"); otherwise the source order numbers the list.
+    """
+    labels: list[int] = []
+    for reference in references:
+        label = (reference.label or "").strip()
+        if not label.isdigit():
+            return [position for position, _ in enumerate(references, start=1)]
+        labels.append(int(label))
+    plausible = all(n not in _YEARS or n <= len(references) for n in labels)
+    if plausible and len(set(labels)) == len(labels):
+        return labels
+    return [position for position, _ in enumerate(references, start=1)]
+
+
+def _work_values(parsed: ParsedReference, now: datetime) -> dict[str, Any]:
+    """Return the cited_work columns as the reference describes the work."""
+    ids = parsed.identifiers
+    return {
+        "work_title": parsed.title,
+        "work_year": parsed.year,
+        "work_venue": parsed.venue,
+        "work_doi": ids.dois[0].value if ids.dois else None,
+        "work_arxiv_id": ids.arxiv[0].id if ids.arxiv else None,
+        "work_metadata_source": "raw_reference",
+        "work_snapshot_observed_at": now,
+    }
+
+
+def _clean(raw: str) -> str:
+    # PostgreSQL refuses NUL in text; a reader should have dropped them already.
+    return raw.replace("\x00", "")
+
+
+@transaction.atomic
+def reference_list_import(
+    *,
+    arxiv_id: str,
+    references: Sequence[ListedReference],
+    actor: Actor,
+    reason: str,
+    source: str = REFERENCE_LIST_SOURCE,
+) -> ReferenceListOutcome:
+    """Bring a paper's observations from one source in line with this reference list."""
+    outcome = ReferenceListOutcome(arxiv_id=arxiv_id)
+    now = timezone.now()
+    with audited(actor, reason):
+        paper, created = Paper.objects.get_or_create(arxiv_id=arxiv_id)
+        if created:
+            outcome.warnings.append(f"arXiv:{arxiv_id} was not known; created it without metadata")
+        existing = {
+            (o.normalized_text, o.occurrence): o
+            for o in Observation.objects.select_for_update().filter(
+                paper=paper, source=source, raw_text__isnull=False
+            )
+        }
+        seen: Counter[str] = Counter()
+        kept: set[uuid.UUID] = set()
+        for reference, number in zip(references, reference_numbers(references), strict=True):
+            raw = _clean(reference.raw)
+            normalized = normalize_reference_text(raw)
+            seen[normalized] += 1
+            observation = existing.get((normalized, seen[normalized]))
+            if observation is None:
+                observation = _create(paper, source, raw, normalized, seen[normalized], number, now)
+                outcome.created += 1
+            else:
+                _refresh(observation, raw, number, now, outcome)
+            kept.add(observation.pk)
+        for observation in existing.values():
+            if observation.pk not in kept and observation.retired_at is None:
+                observation.retired_at = now
+                _touch(observation, now, ["retired_at"])
+                outcome.retired += 1
+    return outcome
+
+
+def _create(
+    paper: Paper,
+    source: str,
+    raw: str,
+    normalized: str,
+    occurrence: int,
+    number: int,
+    now: datetime,
+) -> Observation:
+    return Observation.objects.create(
+        paper=paper,
+        source=source,
+        reference_index=number,
+        source_observed_at=now,
+        raw_text=raw,
+        normalized_text=normalized,
+        occurrence=occurrence,
+        work_id=uuid.uuid4(),
+        changed_at=now,
+        **_work_values(parse_reference(raw), now),
+    )
+
+
+def _refresh(
+    observation: Observation, raw: str, number: int, now: datetime, outcome: ReferenceListOutcome
+) -> None:
+    """Update what may change for the same reference (its number, its exact raw text)."""
+    changed = []
+    if observation.retired_at is not None:
+        observation.retired_at = None
+        changed.append("retired_at")
+        outcome.restored += 1
+    if observation.reference_index != number:
+        observation.reference_index = number
+        changed.append("reference_index")
+    if observation.raw_text != raw:  # same normalised text, other spacing or case
+        observation.raw_text = raw
+        changed.append("raw_text")
+    if changed:
+        _touch(observation, now, changed)
+        outcome.updated += 1
+    else:
+        outcome.unchanged += 1
+
+
+def _touch(observation: Observation, now: datetime, fields: list[str]) -> None:
+    observation.revision += 1
+    observation.changed_at = now
+    observation.save(update_fields=[*fields, "revision", "changed_at"])

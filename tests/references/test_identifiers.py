@@ -1,0 +1,114 @@
+import pytest
+
+from curation.references import extract_identifiers, normalize_url, parse_arxiv
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("arXiv:2401.11202", ["2401.11202"]),
+        ("arXiv:2401.11202v4 [cs.LG]", ["2401.11202"]),
+        ("CoRR abs/1410.0759", ["1410.0759"]),
+        ("https://arxiv.org/abs/2412.15115", ["2412.15115"]),
+        ("https://arxiv.org/pdf/2205.01068.pdf", ["2205.01068"]),
+        ("arXiv:hep-th/9711200", ["hep-th/9711200"]),
+        ("[hep-th/9802109]", ["hep-th/9802109"]),
+        ("arXiv:math.GT/0309136", ["math/0309136"]),
+        ("Phys. Lett. B 716, 1 (2012), 1207.7214 [hep-ex]", ["1207.7214"]),
+        ("https://doi.org/10.48550/arXiv.2307.08691", ["2307.08691"]),
+        ("Proc. 1234.5678 and 3600006.3613165", []),
+        ("10.1145/3600006.3613165", []),
+    ],
+)
+def test_arxiv_ids(text: str, expected: list[str]) -> None:
+    assert [a.id for a in extract_identifiers(text).arxiv] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("arXiv:1913.12345", "month 13 is not 01-12"),
+        ("arXiv:1501.1234", "1501 ids have 5-digit numbers, not 4"),
+        ("arXiv:1401.12345", "1401 ids have 4-digit numbers, not 5"),
+        ("https://doi.org/10.1145/", "DOI has no suffix after the prefix"),
+    ],
+)
+def test_malformed_identifiers_say_why(text: str, reason: str) -> None:
+    ids = extract_identifiers(text)
+    assert not ids.arxiv and not ids.dois
+    assert [m.reason for m in ids.malformed] == [reason]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("doi:10.1145/3434304.", ["10.1145/3434304"]),
+        ("https://doi.org/10.1016/S0140-6736(97)11096-0", ["10.1016/s0140-6736(97)11096-0"]),
+        ("(doi: 10.1126/science.122.3159.108)", ["10.1126/science.122.3159.108"]),
+        ("https://dx.doi.org/10.1109/CGO53902.2022.9741258", ["10.1109/cgo53902.2022.9741258"]),
+        ("https://doi.org/10.1145%2F3560815", ["10.1145/3560815"]),
+        ("https://doi.org/10.1073/pnas.0507655102;", ["10.1073/pnas.0507655102"]),
+    ],
+)
+def test_dois(text: str, expected: list[str]) -> None:
+    assert [d.value for d in extract_identifiers(text).dois] == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://github.com/NVIDIA/Megatron-LM/issues/1611", "nvidia/megatron-lm/issues/1611"),
+        ("https://github.com/NVIDIA/NeMo/pull/5564.", "nvidia/nemo/pull/5564"),
+        ("https://github.com/a/b/pulls/7", "a/b/pull/7"),
+        (
+            "https://github.com/aws-neuron/transformers-neuronx/commit/0c646b02ad36a82bcc13633523de09eb6ed92072",
+            "aws-neuron/transformers-neuronx/commit/0c646b02ad36a82bcc13633523de09eb6ed92072",
+        ),
+        (
+            "https://github.com/google/jax/issues/12345#issuecomment-987654",
+            "google/jax/issues/12345",
+        ),
+    ],
+)
+def test_github_references(url: str, expected: str) -> None:
+    assert [str(g) for g in extract_identifiers(url).github] == [expected]
+
+
+def test_a_github_repository_is_a_url_not_an_issue() -> None:
+    ids = extract_identifiers("https://github.com/google/jax")
+    assert not ids.github and ids.urls == ("https://github.com/google/jax",)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (
+            "HTTPS://Example.COM/Path/To/Page?utm_campaign=x&id=3#section-2",
+            "https://example.com/Path/To/Page?id=3",
+        ),
+        ("https://pytorch.org/.", "https://pytorch.org/"),
+        (
+            "<https://www.anthropic.com/news/claude-3-family>",
+            "https://www.anthropic.com/news/claude-3-family",
+        ),
+        ("www.example.org/a),", "https://www.example.org/a"),
+        ("https://en.wikipedia.org/wiki/Foo_(bar)", "https://en.wikipedia.org/wiki/Foo_(bar)"),
+    ],
+)
+def test_normalize_url(raw: str, expected: str) -> None:
+    assert normalize_url(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2401.11202v4", "2401.11202v4"),
+        ("hep-th/9711200", "hep-th/9711200"),
+        ("1913.12345", None),
+        ("math.GT/0309136", "math/0309136"),
+        ("foo/1234567", None),
+    ],
+)
+def test_parse_arxiv(text: str, expected: str | None) -> None:
+    parsed = parse_arxiv(text)
+    assert (str(parsed) if parsed else None) == expected

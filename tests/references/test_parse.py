@@ -1,0 +1,195 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from curation.references import normalize_title, parse_reference
+
+LABELLED = Path(__file__).parent / "fixtures" / "labelled_references.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("raw", "title", "surname", "year"),
+    [
+        (
+            "Ashish Vaswani, Noam Shazeer, and Illia Polosukhin. 2017. Attention is All you Need. In NeurIPS.",
+            "Attention is All you Need",
+            "Vaswani",
+            2017,
+        ),
+        (
+            "Kahneman, D., & Tversky, A. (1979). Prospect theory: An analysis of decision under risk. Econometrica, 47(2), 263–291.",
+            "Prospect theory: An analysis of decision under risk",
+            "Kahneman",
+            1979,
+        ),
+        (
+            'K. He, X. Zhang, S. Ren, and J. Sun, "Deep residual learning for image recognition," in Proc. CVPR, 2016, pp. 770–778.',
+            "Deep residual learning for image recognition",
+            "He",
+            2016,
+        ),
+        (
+            "de Moura, L., Bjørner, N.: Z3: an efficient SMT solver. In: TACAS 2008. LNCS, vol. 4963, pp. 337–340. Springer (2008)",
+            "Z3: an efficient SMT solver",
+            "de Moura",
+            2008,
+        ),
+        (
+            "Knuth, D. E. The Art of Computer Programming, Volume 1: Fundamental Algorithms, 3rd ed. Addison-Wesley, 1997.",
+            "The Art of Computer Programming, Volume 1: Fundamental Algorithms",
+            "Knuth",
+            1997,
+        ),
+        (
+            "Gunawi, H. S., et al. 2016. Why Does the Cloud Stop Computing? Lessons from Hundreds of Service Outages. In SoCC '16.",
+            "Why Does the Cloud Stop Computing? Lessons from Hundreds of Service Outages",
+            "Gunawi",
+            2016,
+        ),
+        (
+            "J. M. Maldacena, Adv. Theor. Math. Phys. 2, 231 (1998), arXiv:hep-th/9711200.",
+            None,
+            "Maldacena",
+            1998,
+        ),
+        (
+            "M. Henneaux and C. Teitelboim, Quantization of Gauge Systems (Princeton University Press, 1992).",
+            "Quantization of Gauge Systems",
+            "Henneaux",
+            1992,
+        ),
+        (
+            "Megatron- LM : Training Multi-Billion Parameter Language Models Using Model Parallelism , March 2020",
+            "Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism",
+            None,
+            2020,
+        ),
+    ],
+)
+def test_fields(raw: str, title: str | None, surname: str | None, year: int | None) -> None:
+    ref = parse_reference(raw)
+    assert (ref.title, ref.first_author_surname, ref.year) == (title, surname, year)
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        ("E., Thekkath, C", "author_fragment"),
+        ("J., Leary, C., Maclaurin, D., Necula, G., Paszke, A., and Zhang, Q", "author_fragment"),
+        ("Lim, and Santosh Nagarakatte.", "author_fragment"),
+        ("Gunawi, Mingzhe Hao, Riza O.", "author_fragment"),
+        (
+            "In Proceedings of the 45th International Conference on Software Engineering (ICSE '23)",
+            "venue_only",
+        ),
+        (
+            "InProceedings of the ACM SIGOPS 30th Symposium on Operating Systems Principles(Austin, TX, USA)(SOSP ’24).",
+            "venue_only",
+        ),
+        ("ACM Program.", "venue_only"),
+        ("2022", "bare_year"),
+        ("write newline", "artefact"),
+        ("\\newblock", "artefact"),
+        ("", "no_title"),
+        ("Ibid.", "too_short"),
+    ],
+)
+def test_unusable_titles_are_flagged(raw: str, problem: str) -> None:
+    ref = parse_reference(raw)
+    assert (ref.title_usable, ref.title_problem, ref.title) == (False, problem, None)
+    assert ref.parse_uncertain
+
+
+def test_a_real_title_with_commas_is_not_an_author_list() -> None:
+    ref = parse_reference("Borg, Omega, and Kubernetes")
+    assert ref.title_usable and ref.title == "Borg, Omega, and Kubernetes"
+
+
+def test_a_bare_url_is_a_web_reference_not_a_parse_failure() -> None:
+    ref = parse_reference("URL https://www.top500.org/system/180239")
+    assert ref.kind == "web"
+    assert ref.url == "https://www.top500.org/system/180239"
+    assert not ref.title_usable and not ref.parse_uncertain
+
+
+def test_github_issue_reference() -> None:
+    ref = parse_reference(
+        "deepspeed-7188: [BUG] grad_norm is NaN.https://github.com/ deepspeedai/DeepSpeed/issues/7188."
+    )
+    assert ref.kind == "software"
+    assert [str(g) for g in ref.identifiers.github] == ["deepspeedai/deepspeed/issues/7188"]
+    assert ref.title == "[BUG] grad_norm is NaN"
+    assert "url_space" in [r.kind for r in ref.repairs]
+
+
+def test_malformed_identifier_is_reported_and_title_kept() -> None:
+    ref = parse_reference("Smith, A. and Jones, B. 2020. A Study of Things. arXiv:1913.12345.")
+    assert ref.title == "A Study of Things" and not ref.identifiers
+    assert [m.reason for m in ref.identifiers.malformed] == ["month 13 is not 01-12"]
+
+
+def test_to_dict_is_json_serialisable() -> None:
+    ref = parse_reference(
+        "Megatron- LM. arXiv :1909 .08053v4. https://github.com/NVIDIA/Megatron-LM/pull/1"
+    )
+    data = json.loads(json.dumps(ref.to_dict()))
+    assert data["identifiers"]["arxiv"] == ["1909.08053v4"]
+    assert data["identifiers"]["github"][0] == {
+        "owner": "nvidia",
+        "repo": "megatron-lm",
+        "kind": "pull",
+        "ref": "1",
+    }
+    assert {r["kind"] for r in data["repairs"]} >= {"arxiv_space", "hyphenation"}
+    assert data["normalized"] == ref.normalized
+
+
+def test_huge_reference_is_parsed_by_its_head_with_a_warning() -> None:
+    ref = parse_reference("Smith, J. 2020. A title. Filler " + "x" * 5_000_000)
+    assert ref.title == "A title" and ref.warnings
+
+
+def _labelled() -> list[dict]:
+    return [json.loads(line) for line in LABELLED.read_text(encoding="utf-8").splitlines()]
+
+
+def test_labelled_set_is_large_and_covers_every_style() -> None:
+    rows = _labelled()
+    assert len(rows) >= 300
+    assert {
+        "acm",
+        "ieee",
+        "apa",
+        "natbib",
+        "physics",
+        "software",
+        "web",
+        "book",
+        "thesis",
+        "seed-json",
+        "seed-page",
+        "damaged",
+    } <= {r["style"] for r in rows}
+
+
+def test_every_flagged_label_is_flagged_by_the_parser() -> None:
+    missed = [r["raw"] for r in _labelled() if r["flag"] and parse_reference(r["raw"]).title_usable]
+    assert missed == []
+
+
+def test_labelled_identifiers_are_never_invented() -> None:
+    for row in _labelled():
+        ref = parse_reference(row["raw"])
+        got = {a.id for a in ref.identifiers.arxiv} | {d.value for d in ref.identifiers.dois}
+        expected = set(row["identifiers"]["arxiv"]) | {d.lower() for d in row["identifiers"]["doi"]}
+        assert got <= expected, row["raw"]
+
+
+def test_labelled_titles_mostly_match() -> None:
+    rows = [r for r in _labelled() if r["title"]]
+    hits = sum(
+        normalize_title(parse_reference(r["raw"]).title or "") == normalize_title(r["title"])
+        for r in rows
+    )
+    assert hits / len(rows) >= 0.93
