@@ -1,6 +1,10 @@
-"""Time the Retraction Watch CSV reader on a generated 70,000-row file and print rows/s.
+"""Time the Retraction Watch CSV reader, and the database import, on a generated file.
 
-Usage: python bench/bench_retraction_watch.py [ROWS]
+Usage: python bench/bench_retraction_watch.py [ROWS] [--db]
+
+With --db the rows are also imported (first import, then a re-import of the same file) into a
+throwaway test database, created and dropped by the script (the embedded PostgreSQL unless
+DATABASE_URL is set).
 """
 
 from __future__ import annotations
@@ -74,8 +78,42 @@ def write_sample(path: Path, rows: int, seed: int = 7) -> None:
     path.write_bytes(data)
 
 
+def bench_db_import(path: Path, rows: int) -> None:
+    """Import the file twice into a throwaway database and print rows/s for each run."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    from curation.audit import Actor
+    from curation.notices.services import retraction_watch_import
+
+    old_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        for label in ("first import", "re-import"):
+            start = time.perf_counter()
+            outcome = retraction_watch_import(
+                items=read_retraction_watch(path),
+                file_name=str(path),
+                actor=Actor.importer("bench"),
+                reason="benchmark",
+            )
+            seconds = time.perf_counter() - start
+            run = outcome.run
+            print(
+                f"db {label}: {run.rows_read:,} rows (created {run.created:,}, updated "
+                f"{run.updated:,}, unchanged {run.unchanged:,}) in {seconds:.2f} s "
+                f"= {rows / seconds:,.0f} rows/s"
+            )
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
 def main() -> None:
-    rows = int(sys.argv[1]) if len(sys.argv) > 1 else 70_000
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    rows = int(args[0]) if args else 70_000
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "retraction_watch.csv"
         write_sample(path, rows)
@@ -86,6 +124,8 @@ def main() -> None:
         events = [e for r in parsed if (e := r.to_event()) is not None]
         states = [superseding_state(g) for g in group_by_paper(parsed)]
         total_s = time.perf_counter() - start
+        if "--db" in sys.argv:
+            bench_db_import(path, rows)
     redecoded = sum(r.redecoded for r in parsed)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"

@@ -8,6 +8,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
+from curation.notices.schedule import CELERY_BEAT_SCHEDULE as NOTICES_BEAT_SCHEDULE
+
 from .embedded import embedded_database_url
 from .env import env_bool, env_int, env_list, env_str
 
@@ -141,17 +143,45 @@ CELERY_TASK_ROUTES = {
     "curation.crossref.tasks.*": {"queue": "crossref"},
 }
 
+# Periodic jobs (celery beat), one module per area.
+CELERY_BEAT_SCHEDULE = {**NOTICES_BEAT_SCHEDULE}
+
 # --- Integrations ------------------------------------------------------------------------
 CITEREC_OFFLINE = env_bool("CITEREC_OFFLINE", default=False)
 CROSSREF_BASE_URL = env_str("CROSSREF_BASE_URL", "https://api.crossref.org").rstrip("/")
 CROSSREF_MAILTO = env_str("CROSSREF_MAILTO", "")
+CITEREC_BASE_URL = env_str("CITEREC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+NOTICES_REFRESH_RATE_LIMIT = env_str("NOTICES_REFRESH_RATE_LIMIT", "4/s")
 
-# --- Logging: one line per event on stderr; the process manager keeps it ----------------
+# --- Mail: notice reviewers are told of new retractions and expressions of concern -------
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if env_str("EMAIL_HOST")
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "citerec <citerec@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# --- Logging: one line per event on stderr (JSON in production); the process manager keeps it
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "citerec.logs.JsonFormatter"},
+    },
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": env_str("LOG_FORMAT", "plain" if DEBUG else "json"),
+        }
+    },
     "root": {"handlers": ["stderr"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"pgserver": {"level": "WARNING"}},
 }

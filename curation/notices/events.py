@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
@@ -173,20 +173,38 @@ class NoticeEvent:
 
     def to_v1(self) -> dict[str, Any]:
         """Return the event as a `pith.paper-citation-record.v1` event dict."""
-        return {
-            "date": self.date.isoformat() if self.date else None,
-            "notice_doi": self.notice_doi,
-            "notice_url": self.notice_url,
-            "reasons": list(self.reasons),
-            "source": self.source,
-            "source_record_id": self.source_record_id,
-            "type": self.type.value,
-        }
+        return event_v1(self)
+
+
+def event_v1(event: Any) -> dict[str, Any]:
+    """Return a v1 event dict from anything with the event's attributes (a stored row too)."""
+    return {
+        "date": event.date.isoformat() if event.date else None,
+        "notice_doi": event.notice_doi,
+        "notice_url": event.notice_url,
+        "reasons": list(event.reasons),
+        "source": str(event.source),
+        "source_record_id": event.source_record_id,
+        "type": str(event.type),
+    }
 
 
 def sorted_v1(events: Iterable[NoticeEvent]) -> list[dict[str, Any]]:
     """Return events as v1 dicts in v1 order."""
     return [e.to_v1() for e in sorted(events, key=lambda e: e.sort_key)]
+
+
+def v1_sort_key(event: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Order v1 event dicts exactly as `NoticeEvent.sort_key` orders events."""
+    # ISO dates sort as text in date order, so stored events need no parsing to be ordered.
+    return (
+        event["date"] is None,
+        event["date"] or "",
+        event["type"],
+        event["source"],
+        event["notice_doi"] or "",
+        event["source_record_id"] or "",
+    )
 
 
 def most_severe(events: Iterable[NoticeEvent]) -> NoticeEvent | None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from os import PathLike
-from typing import IO, Final
+from typing import IO, Final, Generic, Protocol, TypeVar
 
 from curation.notices.events import (
     EventType,
@@ -92,12 +92,7 @@ class RetractionWatchRow:
     @property
     def paper_keys(self) -> tuple[str, ...]:
         """Return the identifiers of the original paper (`doi:...`, `pmid:...`)."""
-        keys = []
-        if self.original_doi:
-            keys.append(f"doi:{self.original_doi}")
-        if self.original_pubmed_id:
-            keys.append(f"pmid:{self.original_pubmed_id}")
-        return tuple(keys)
+        return paper_keys(self.original_doi, self.original_pubmed_id)
 
     def to_event(self) -> NoticeEvent | None:
         """Return the row as a notice event, or None when the paper has no DOI."""
@@ -116,6 +111,11 @@ class RetractionWatchRow:
             reasons=self.reasons,
             source_record_id=str(self.record_id),
         )
+
+
+def paper_keys(doi: str | None, pubmed_id: int | None) -> tuple[str, ...]:
+    """Return the keys that identify an original paper: `doi:...` and `pmid:...`."""
+    return tuple(key for key in (doi and f"doi:{doi}", pubmed_id and f"pmid:{pubmed_id}") if key)
 
 
 class _FieldError(Exception):
@@ -294,13 +294,29 @@ def _yes_no(text: str) -> bool | None:
     return {"yes": True, "no": False}.get(text.lower())
 
 
+class Notice(Protocol):
+    """What the superseding rules read of a row: a CSV row or a stored record alike."""
+
+    @property
+    def record_id(self) -> int: ...
+    @property
+    def retraction_date(self) -> date | None: ...
+    @property
+    def nature(self) -> EventType: ...
+    @property
+    def paper_keys(self) -> tuple[str, ...]: ...
+
+
+N = TypeVar("N", bound=Notice)
+
+
 @dataclass(frozen=True, slots=True)
-class PaperState:
+class PaperState(Generic[N]):
     """The current standing of one paper after all its rows are applied in order."""
 
     state: EventType
     decided_by: int
-    rows: tuple[RetractionWatchRow, ...]
+    rows: tuple[N, ...]
 
 
 # A later row of one of these kinds replaces the paper's state whatever it was:
@@ -310,7 +326,7 @@ _STANDING: Final[frozenset[EventType]] = frozenset(
 )
 
 
-def superseding_state(rows_for_one_paper: Iterable[RetractionWatchRow]) -> PaperState | None:
+def superseding_state(rows_for_one_paper: Iterable[N]) -> PaperState[N] | None:
     """Return the paper's current state, applying its rows by retraction date then record id.
 
     A retraction, removal, withdrawal or reinstatement always replaces the state.
@@ -321,7 +337,7 @@ def superseding_state(rows_for_one_paper: Iterable[RetractionWatchRow]) -> Paper
     rows = tuple(
         sorted(rows_for_one_paper, key=lambda r: (r.retraction_date or date.min, r.record_id))
     )
-    state: RetractionWatchRow | None = None
+    state: N | None = None
     for row in rows:
         if (
             state is None
@@ -334,9 +350,7 @@ def superseding_state(rows_for_one_paper: Iterable[RetractionWatchRow]) -> Paper
     return PaperState(state=state.nature, decided_by=state.record_id, rows=rows)
 
 
-def group_by_paper(
-    rows: Iterable[RetractionWatchRow],
-) -> list[tuple[RetractionWatchRow, ...]]:
+def group_by_paper(rows: Iterable[N]) -> list[tuple[N, ...]]:
     """Group rows that concern the same paper (shared original DOI or PubMed id)."""
     # Union-find over identifiers: one row may name a paper by DOI and PubMed id
     # while another names it by only one of them.
@@ -348,7 +362,7 @@ def group_by_paper(
             key = parent[key]
         return key
 
-    keyed: list[tuple[str, RetractionWatchRow]] = []
+    keyed: list[tuple[str, N]] = []
     for row in rows:
         keys = row.paper_keys
         if not keys:
@@ -358,7 +372,7 @@ def group_by_paper(
         for key in keys[1:]:
             parent[root(key)] = root(keys[0])
         keyed.append((keys[0], row))
-    groups: dict[str, list[RetractionWatchRow]] = {}
+    groups: dict[str, list[N]] = {}
     for key, row in keyed:
         groups.setdefault(root(key), []).append(row)
     return [tuple(group) for group in groups.values()]

@@ -1,0 +1,75 @@
+"""Import the Retraction Watch CSV (as Crossref publishes it), then refresh the cited works."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from curation.audit import Actor
+from curation.models import CitedWork
+from curation.notices.models import NoticeSource
+from curation.notices.retraction_watch import RetractionWatchHeaderError, read_retraction_watch
+from curation.notices.selectors import cited_works_for_dois
+from curation.notices.services import refresh, retraction_watch_import
+
+ERRORS_SHOWN = 50
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a Retraction Watch CSV: idempotent by Record ID; bad rows are reported by line "
+        "and the rest imports. Cited works whose rows changed get their notices recomputed."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("path", type=Path)
+        parser.add_argument("--reason", default="import of the Retraction Watch database")
+        parser.add_argument(
+            "--no-refresh",
+            action="store_true",
+            help="only store the rows; the scheduled refresh brings them to the records",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["path"]
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        actor = Actor.importer("import_retraction_watch")
+        started = time.perf_counter()
+        items = tqdm(
+            read_retraction_watch(path),
+            desc="rows",
+            unit=" rows",
+            disable=not sys.stderr.isatty(),
+        )
+        try:
+            outcome = retraction_watch_import(
+                items=items, file_name=str(path), actor=actor, reason=options["reason"]
+            )
+        except RetractionWatchHeaderError as exc:
+            raise CommandError(str(exc)) from None
+        run, seconds = outcome.run, time.perf_counter() - started
+        for error in outcome.errors[:ERRORS_SHOWN]:
+            self.stderr.write(self.style.WARNING(f"{path}: {error}"))
+        if len(outcome.errors) > ERRORS_SHOWN:
+            self.stderr.write(f"{path}: ... and {len(outcome.errors) - ERRORS_SHOWN} more errors")
+        self.stdout.write(
+            f"{path}: {run.rows_read} rows read in {seconds:.1f} s: created {run.created}, "
+            f"updated {run.updated}, unchanged {run.unchanged}, rejected {run.error_count}"
+        )
+        if options["no_refresh"]:
+            return
+        works = sorted(cited_works_for_dois(outcome.changed_dois))
+        for work in CitedWork.objects.filter(pk__in=works).order_by("pk"):
+            refresh(
+                work=work,
+                actor=actor,
+                reason=f"Retraction Watch rows changed ({options['reason']})",
+                sources=(NoticeSource.RETRACTION_WATCH,),
+            )
+        self.stdout.write(f"notices recomputed for {len(works)} cited work(s)")

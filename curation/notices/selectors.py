@@ -1,0 +1,147 @@
+"""Reads of notice data: what to ask each source about a work, receipts, events, the queue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet
+from django.db.models.functions import Lower
+
+from curation.models import CitedWork, Observation, Paper
+
+from .crossref_updates import crossref_query_doi
+from .events import EventType, arxiv_id_from_doi, canonical_doi, is_arxiv_doi
+from .models import NoticeEvent, NoticeReview, RetractionWatchImport, ReviewStatus, SourceReceipt
+
+# The events that make staff drop what they are doing: these notify and are counted on the
+# admin index. A correction qualifies a work; these put its findings in doubt.
+ALERT_TYPES: tuple[str, ...] = (
+    EventType.RETRACTION.value,
+    EventType.PARTIAL_RETRACTION.value,
+    EventType.EXPRESSION_OF_CONCERN.value,
+)
+
+
+@dataclass(frozen=True)
+class WorkKeys:
+    """What each source is asked about one canonical work."""
+
+    crossref_doi: str | None  # never an arXiv DOI: Crossref does not hold those
+    dois: frozenset[str]  # every DOI the work goes by (Retraction Watch lookups)
+    arxiv_id: str | None
+    paper: Paper | None  # the arXiv paper, for its published DOI and withdrawal comment
+
+
+def work_keys(work: CitedWork) -> WorkKeys:
+    """Return the identifiers to query for a work (an arXiv work also by its published DOI)."""
+    own_doi = canonical_doi(work.doi)
+    arxiv_id = work.arxiv_id or arxiv_id_from_doi(own_doi)
+    paper = Paper.objects.filter(arxiv_id=arxiv_id).first() if arxiv_id else None
+    published = canonical_doi(paper.doi) if paper is not None else None
+    dois = {d for d in (own_doi, published) if d}
+    if arxiv_id:
+        dois.add(f"10.48550/arxiv.{arxiv_id.lower()}")
+    return WorkKeys(
+        crossref_doi=crossref_query_doi(own_doi, published),
+        dois=frozenset(dois),
+        arxiv_id=arxiv_id,
+        paper=paper,
+    )
+
+
+def latest_answered_receipts(work: CitedWork) -> list[SourceReceipt]:
+    """Return the latest answered receipt of each source for a work, sorted by source.
+
+    A failed query leaves the source's earlier answer standing (with its older time), so a
+    timeout neither hides a retraction already found nor turns into "no event".
+    """
+    return list(
+        SourceReceipt.objects.filter(work=work, outcome="answered")
+        .order_by("source", "-observed_at")
+        .distinct("source")
+    )
+
+
+def public_events(work: CitedWork) -> list[NoticeEvent]:
+    """Return the events a record shows for a work: still reported, not dismissed."""
+    return list(NoticeEvent.objects.filter(work=work, still_reported=True, dismissed=False))
+
+
+def observations_of(work: CitedWork) -> QuerySet[Observation]:
+    """Return every observation linked to a work (retired ones too: they may come back)."""
+    return Observation.objects.filter(cited_work=work)
+
+
+def affected_observations(work_id: int) -> QuerySet[Observation]:
+    """Return the live observations that cite a work, with their citing papers."""
+    return (
+        Observation.objects.filter(cited_work_id=work_id, retired_at__isnull=True)
+        .select_related("paper")
+        .order_by("paper__arxiv_id", "reference_index")
+    )
+
+
+def latest_import() -> RetractionWatchImport | None:
+    """Return the latest finished Retraction Watch import, or None before the first."""
+    return (
+        RetractionWatchImport.objects.filter(finished_at__isnull=False)
+        .order_by("-finished_at")
+        .first()
+    )
+
+
+def cited_works() -> QuerySet[CitedWork]:
+    """Return the canonical works at least one live observation cites."""
+    live = Observation.objects.filter(cited_work=OuterRef("pk"), retired_at__isnull=True)
+    return CitedWork.objects.filter(Exists(live))
+
+
+def works_due(*, limit: int, before: datetime) -> list[int]:
+    """Return up to `limit` cited works not queried since `before`, never-queried first."""
+    due = (
+        cited_works()
+        .annotate(last_query=Max("notice_receipts__observed_at"))
+        .filter(Q(last_query__isnull=True) | Q(last_query__lt=before))
+        .order_by("last_query", "pk")
+    )
+    never = list(due.filter(last_query__isnull=True).values_list("pk", flat=True)[:limit])
+    stale = due.filter(last_query__isnull=False).values_list("pk", flat=True)
+    return never + list(stale[: limit - len(never)])
+
+
+def cited_works_for_dois(dois: set[str]) -> set[int]:
+    """Return the cited works that go by one of these DOIs (directly or as a published DOI)."""
+    found: set[int] = set()
+    wanted = sorted(dois)
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        arxiv_ids = [d[len("10.48550/arxiv.") :] for d in chunk if is_arxiv_doi(d)]
+        # Paper.doi keeps the catalogue's case; CitedWork.doi is stored lower-cased.
+        published = Paper.objects.annotate(doi_lower=Lower("doi")).filter(doi_lower__in=chunk)
+        matches = cited_works().filter(
+            Q(doi__in=chunk)
+            | Q(arxiv_id__in=published.values("arxiv_id"))
+            | Q(arxiv_id__in=arxiv_ids)
+        )
+        found.update(matches.values_list("pk", flat=True))
+    return found
+
+
+_CHUNK = 5000  # PostgreSQL takes at most 65,535 parameters in one statement
+
+
+def review_queue() -> QuerySet[NoticeReview]:
+    """Return the open reviews, most severe first, then newest."""
+    return (
+        NoticeReview.objects.filter(status=ReviewStatus.NEW)
+        .select_related("event__work")
+        .order_by("severity", "-opened_at")
+    )
+
+
+def unreviewed_alert_count() -> int:
+    """Return how many retractions and expressions of concern await review."""
+    return NoticeReview.objects.filter(
+        status=ReviewStatus.NEW, event__type__in=ALERT_TYPES, event__superseded=False
+    ).count()

@@ -1,0 +1,45 @@
+"""Celery tasks for notices (routed to the `notices` queue): thin callers of the services."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery import Task, shared_task
+from django.conf import settings
+from django.utils import timezone
+
+from curation.models import CitedWork
+from curation.tasks import task_actor
+
+from .selectors import works_due
+from .services import refresh
+
+# Per worker; the Crossref client's shared throttle also holds every worker to Crossref's limit.
+REFRESH_RATE_LIMIT = getattr(settings, "NOTICES_REFRESH_RATE_LIMIT", "4/s")
+
+
+@shared_task(
+    bind=True,
+    name="curation.notices.tasks.refresh_work",
+    acks_late=True,
+    rate_limit=REFRESH_RATE_LIMIT,
+)
+def refresh_work(
+    self: Task, work_id: int, reason: str = "scheduled notice refresh"
+) -> dict[str, int]:
+    """Refresh one cited work; a re-delivery only writes one more receipt."""
+    work = CitedWork.objects.filter(pk=work_id).first()
+    if work is None:
+        return {"work_id": work_id, "notices_changed": 0}
+    outcome = refresh(work=work, actor=task_actor(self), reason=reason)
+    return {"work_id": work_id, "notices_changed": outcome.notices_changed}
+
+
+@shared_task(bind=True, name="curation.notices.tasks.refresh_due_works")
+def refresh_due_works(self: Task, batch: int = 200, max_age_hours: int = 24 * 7) -> int:
+    """Queue a refresh for a batch of cited works not asked about lately (never-asked first)."""
+    before = timezone.now() - timedelta(hours=max_age_hours)
+    due = works_due(limit=batch, before=before)
+    for work_id in due:
+        refresh_work.delay(work_id)
+    return len(due)

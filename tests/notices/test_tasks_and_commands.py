@@ -1,0 +1,71 @@
+"""refresh_notices by hand, the beat task that refreshes due works, and the schedule."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from curation.notices.models import SourceReceipt
+from curation.notices.schedule import CELERY_BEAT_SCHEDULE
+from curation.notices.tasks import refresh_due_works
+
+from .conftest import FakeCrossref, load_fixture
+from .records import import_citing_record, notice_of, record_json, work_for
+
+pytestmark = pytest.mark.django_db
+
+MICPRO = "10.1016/j.micpro.2020.103053"
+
+
+def _serve(crossref: FakeCrossref, *dois: str) -> None:
+    for doi in dois:
+        crossref.work(doi, {"message-type": "work", "message": {"DOI": doi}})
+        crossref.notices(doi)
+
+
+def test_refresh_notices_one_work_by_doi(crossref: FakeCrossref) -> None:
+    import_citing_record(dois=[MICPRO])
+    crossref.work(MICPRO, load_fixture("crossref_work_micpro_retracted.json"))
+    crossref.notices(MICPRO, load_fixture("crossref_notices_micpro.json"))
+    out = io.StringIO()
+
+    call_command("refresh_notices", "--work", MICPRO.upper(), stdout=out)
+
+    assert "crossref answered" in out.getvalue()
+    assert "retraction_watch failed" in out.getvalue()  # never imported: not an answer
+    assert notice_of(record_json(), doi=MICPRO)["events"]
+
+
+def test_refresh_notices_all_and_unknown_work(crossref: FakeCrossref) -> None:
+    import_citing_record(dois=["10.1000/a", "10.1000/b"])
+    _serve(crossref, "10.1000/a", "10.1000/b")
+    out = io.StringIO()
+
+    call_command("refresh_notices", "--all", "--source", "crossref", stdout=out)
+
+    assert "2 work(s) refreshed" in out.getvalue()
+    with pytest.raises(CommandError, match="no cited work"):
+        call_command("refresh_notices", "--work", "10.1000/nobody", stdout=io.StringIO())
+
+
+def test_beat_task_refreshes_never_asked_works_first(crossref: FakeCrossref) -> None:
+    import_citing_record(dois=["10.1000/a", "10.1000/b"])
+    _serve(crossref, "10.1000/a", "10.1000/b")
+
+    first = refresh_due_works.delay(batch=1).get()
+    second = refresh_due_works.delay(batch=5).get()
+    third = refresh_due_works.delay(batch=5).get()
+
+    assert (first, second, third) == (1, 1, 0)  # each work once, then none is due
+    asked = set(SourceReceipt.objects.values_list("work_id", flat=True))
+    assert asked == {work_for("10.1000/a").pk, work_for("10.1000/b").pk}
+
+
+def test_the_beat_schedule_names_a_registered_task() -> None:
+    from citerec.celery import app
+
+    for entry in CELERY_BEAT_SCHEDULE.values():
+        assert entry["task"] in app.tasks
+        assert entry["options"]["queue"] == "notices"
