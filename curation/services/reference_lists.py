@@ -28,11 +28,13 @@ _YEARS = range(1800, 2101)
 
 
 class ListedReference(Protocol):
-    """One entry of a reference list as a format reader yields it."""
+    """One entry of a reference list as a format reader yields it (read-only)."""
 
-    index: int
-    label: str | None
-    raw: str
+    @property
+    def label(self) -> str | None: ...
+
+    @property
+    def raw(self) -> str: ...
 
 
 @dataclass
