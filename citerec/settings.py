@@ -38,6 +38,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
     "pgtrigger",
     "pghistory",
     "pghistory.admin",
@@ -115,13 +118,79 @@ X_FRAME_OPTIONS = "DENY"
 # --- History (django-pghistory): append-only event tables --------------------------------
 PGHISTORY_APPEND_ONLY = True
 
-# --- REST framework ----------------------------------------------------------------------
+# --- REST framework: anonymous reads throttled, tokens for higher limits -----------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "api.throttles.AnonReadThrottle",
+        "api.throttles.UserReadThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_ANON_RATE", "120/min"),
+        "user": env_str("API_USER_RATE", "2400/min"),
+    },
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.Cursor",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "citerec API",
+    "DESCRIPTION": (
+        "Citation records of arXiv papers (pith.paper-citation-record.v1), their observations "
+        "with evidence, cited works and change history."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "ResolutionStatusEnum": "curation.states.ResolutionStatus",
+        "ResolverSourceEnum": "curation.states.ResolverSource",
+    },
+}
+
+# --- Cache: Redis when REDIS_URL is set, so throttles hold across processes ----------------
+# "records" holds built record bytes (API_RECORD_CACHE_SECONDS, 0 = off) under a key that carries
+# the record's substantive version, so curated changes show at once; "record_stamps" may cache
+# that version too (API_RECORD_STAMP_SECONDS, default 0 = read per request; see api/record_cache.py).
+_CACHE_REDIS_URL = env_str("CACHE_REDIS_URL", env_str("REDIS_URL"))
+_CACHE_TIMEOUTS = {
+    "default": 300,
+    "records": env_int("API_RECORD_CACHE_SECONDS", 30),
+    "record_stamps": env_int("API_RECORD_STAMP_SECONDS", 0),
+}
+if _CACHE_REDIS_URL:
+    CACHES = {
+        alias: {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": _CACHE_REDIS_URL,
+            "KEY_PREFIX": f"citerec:{alias}",
+            "TIMEOUT": timeout,
+            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
+        }
+        for alias, timeout in _CACHE_TIMEOUTS.items()
+    }
+else:
+    CACHES = {
+        alias: {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"citerec-{alias}",
+            "TIMEOUT": timeout,
+        }
+        for alias, timeout in _CACHE_TIMEOUTS.items()
+    }
 
 # --- Celery: Redis when REDIS_URL is set, otherwise tasks run eagerly in process ---------
 REDIS_URL = env_str("REDIS_URL")

@@ -1,10 +1,17 @@
-"""URL routes: the admin, the public record pages, and the API."""
+"""URL routes: the admin, the API with its schemas, and the public record pages."""
 
 from django.contrib import admin
 from django.urls import include, path
 
+from api.views.records import RecordSchemaView
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
+    path(
+        "schema/pith.paper-citation-record.v1.json",
+        RecordSchemaView.as_view(),
+        name="record-schema",
+    ),
     path("", include("curation.urls")),
 ]

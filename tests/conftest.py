@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, urlparse
 
 import pytest
@@ -54,3 +56,16 @@ def database_url(name: str | None = None) -> str:
     if host.startswith("/"):
         return f"postgresql://{auth}@/{database}?host={host}"
     return f"postgresql://{auth}@{host}:{s.get('PORT') or 5432}/{database}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_stray_connections(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """End connections left by server threads (live_server, browsers) so the test DB can drop."""
+    yield
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )

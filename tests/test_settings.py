@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY")}
+    environ = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     environ.update(env, DJANGO_SETTINGS_MODULE="citerec.settings")
     return subprocess.run(
         [sys.executable, "manage.py", *args],

@@ -7,10 +7,11 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from ..canonical import canonical_json, sha256_digest
+from ..http import etag_matches
 from ..integrity import integrity_report
 from ..models import Paper
 from ..records import record_links
-from .records import checked_id, etag_matches
+from .records import checked_id
 
 
 def _report_or_404(arxiv_id: str) -> dict:  # type: ignore[type-arg]

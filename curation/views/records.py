@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from ..arxiv_ids import looks_like_arxiv_id
+from ..http import etag_matches
 from ..records import build_record, record_bytes
 from ..states import ResolutionStatus
 
@@ -28,15 +29,6 @@ def _record_or_404(arxiv_id: str) -> dict[str, Any]:
     if record is None:
         raise Http404("unknown paper")
     return record
-
-
-def etag_matches(request: HttpRequest, etag: str) -> bool:
-    header = request.headers.get("If-None-Match", "")
-    if header.strip() == "*":
-        return True
-    # Weak comparison (RFC 9110 §8.8.3.2): W/ prefixes are ignored on both sides.
-    wanted = etag.removeprefix("W/")
-    return any(tag.strip().removeprefix("W/") == wanted for tag in header.split(","))
 
 
 @require_safe

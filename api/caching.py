@@ -1,0 +1,27 @@
+"""ETags, conditional GETs and the Cache-Control of each kind of endpoint (SPEC §1 "Caching")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from rest_framework import status
+from rest_framework.response import Response
+
+from curation.canonical import sha256_digest
+from curation.http import etag_matches
+
+RECORD = "public, max-age=60"  # as the record page: as_of moves by the minute
+DETAIL = "public, max-age=60"
+LIST = "public, max-age=30"
+SCHEMA = "public, max-age=3600"
+PRIVATE = "private, no-store"  # history: authenticated readers only, never in shared caches
+
+
+def conditional_response(request: HttpRequest, data: Any, cache_control: str = DETAIL) -> Response:
+    """Answer data with a weak ETag of its canonical JSON, or 304 when the client has it."""
+    etag = f'W/"{sha256_digest(data)}"'
+    headers = {"ETag": etag, "Cache-Control": cache_control}
+    if etag_matches(request, etag):
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
+    return Response(data, headers=headers)

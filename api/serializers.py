@@ -1,0 +1,222 @@
+"""Representations of what citerec knows beyond v1: papers, observations, works, history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from curation.models import CitedWork, Observation, Paper, Resolution, StandingNotice
+
+from .representations import observation_json, paper_json
+
+
+class PaperSerializer(serializers.ModelSerializer[Paper]):
+    """An arXiv paper with the links to its record."""
+
+    categories = serializers.ListField(child=serializers.CharField())
+    links = serializers.DictField(child=serializers.CharField())
+
+    class Meta:
+        model = Paper
+        fields = [
+            "arxiv_id",
+            "title",
+            "authors",
+            "doi",
+            "categories",
+            "primary_category",
+            "latest_version",
+            "submitted_at",
+            "last_updated",
+            "snapshot_observed_at",
+            "journal_ref",
+            "comments",
+            "in_catalogue",
+            "links",
+        ]
+
+    def to_representation(self, instance: Paper) -> dict[str, Any]:
+        """Return the fast representation (api/representations.py) this class describes."""
+        return paper_json(instance)
+
+
+class ResolutionSerializer(serializers.ModelSerializer[Resolution]):
+    """The current resolution with its evidence (SPEC §2)."""
+
+    evidence = serializers.JSONField()
+
+    class Meta:
+        model = Resolution
+        fields = [
+            "status",
+            "resolver_source",
+            "observed_at",
+            "origin",
+            "resolver_version",
+            "evidence",
+        ]
+
+
+class StandingNoticeSerializer(serializers.ModelSerializer[StandingNotice]):
+    """The stored standing notice, with its events and receipts (SPEC §4)."""
+
+    observation = serializers.CharField(source="observation_text", allow_null=True)
+    events = serializers.ListField(child=serializers.DictField())
+    source_receipts = serializers.ListField(child=serializers.DictField())
+
+    class Meta:
+        model = StandingNotice
+        fields = [
+            "state",
+            "reason",
+            "observation",
+            "events",
+            "source_receipts",
+            "origin",
+            "refreshed_at",
+        ]
+
+
+class DescribedWorkSerializer(serializers.ModelSerializer[Observation]):
+    """The work as the reference describes it (v1 `citation.cited_work`)."""
+
+    described = serializers.BooleanField(source="work_described")
+    work_id = serializers.UUIDField(allow_null=True)
+    title = serializers.CharField(source="work_title", allow_null=True)
+    year = serializers.IntegerField(source="work_year", allow_null=True)
+    venue = serializers.CharField(source="work_venue", allow_null=True)
+    doi = serializers.CharField(source="work_doi", allow_null=True)
+    arxiv_id = serializers.CharField(source="work_arxiv_id", allow_null=True)
+    pith_arxiv_id = serializers.CharField(source="work_pith_arxiv_id", allow_null=True)
+    metadata_source = serializers.CharField(source="work_metadata_source", allow_null=True)
+    snapshot_observed_at = serializers.DateTimeField(
+        source="work_snapshot_observed_at", allow_null=True
+    )
+
+    class Meta:
+        model = Observation
+        fields = [
+            "described",
+            "work_id",
+            "title",
+            "year",
+            "venue",
+            "doi",
+            "arxiv_id",
+            "pith_arxiv_id",
+            "metadata_source",
+            "snapshot_observed_at",
+        ]
+
+
+class ObservationSerializer(serializers.ModelSerializer[Observation]):
+    """One reference with everything citerec knows about it; retired ones are tombstones."""
+
+    paper = serializers.CharField(source="paper.arxiv_id")
+    cited_paper = serializers.CharField(source="cited_paper.arxiv_id", allow_null=True)
+    cited_work = serializers.IntegerField(source="cited_work_id", allow_null=True)
+    work = DescribedWorkSerializer(source="*")
+    resolution = ResolutionSerializer(allow_null=True)
+    standing_notice = StandingNoticeSerializer(allow_null=True)
+    retired = serializers.BooleanField(help_text="The reference left its list: a tombstone.")
+    links = serializers.DictField(child=serializers.CharField())
+
+    class Meta:
+        model = Observation
+        fields = [
+            "id",
+            "paper",
+            "reference_index",
+            "source",
+            "source_observed_at",
+            "raw_text",
+            "normalized_text",
+            "occurrence",
+            "cited_paper",
+            "cited_work",
+            "work",
+            "resolution",
+            "standing_notice",
+            "pinned",
+            "no_canonical_record",
+            "retired",
+            "retired_at",
+            "revision",
+            "changed_at",
+            "links",
+        ]
+
+    def to_representation(self, instance: Observation) -> dict[str, Any]:
+        """Return the fast representation (api/representations.py) this class describes."""
+        return observation_json(instance)
+
+
+class DeletedObservationSerializer(serializers.Serializer[Any]):
+    """A tombstone of a deleted observation, read from its history delete event."""
+
+    id = serializers.UUIDField(source="pgh_obj_id")
+    paper = serializers.CharField(
+        source="paper_arxiv_id", allow_null=True, help_text="The citing paper's arXiv id."
+    )
+    reference_index = serializers.IntegerField()
+    deleted_at = serializers.DateTimeField(source="pgh_created_at")
+    deleted = serializers.SerializerMethodField()
+
+    def get_deleted(self, event: Any) -> bool:
+        """Return true: the row is a tombstone."""
+        return True
+
+
+class RecordChangeSerializer(serializers.ModelSerializer[Paper]):
+    """A paper whose record changed substantively, for sync clients."""
+
+    changed_at = serializers.DateTimeField(source="record_changed_at")
+    record = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Paper
+        fields = ["arxiv_id", "changed_at", "record"]
+
+    def get_record(self, paper: Paper) -> str:
+        """Return the API path of the record."""
+        return f"/api/v1/records/{paper.arxiv_id}"
+
+
+class CitedWorkSerializer(serializers.ModelSerializer[CitedWork]):
+    """A canonical cited work (DOI or arXiv id)."""
+
+    citing_observations = serializers.IntegerField(source="citing_count", read_only=True)
+
+    class Meta:
+        model = CitedWork
+        fields = ["id", "doi", "arxiv_id", "title", "created_at", "citing_observations"]
+
+
+class CitedWorkDetailSerializer(CitedWorkSerializer):
+    """A cited work with the papers that cite it (the first ones, by arXiv id)."""
+
+    citing_papers = serializers.SerializerMethodField()
+
+    class Meta(CitedWorkSerializer.Meta):
+        fields = [*CitedWorkSerializer.Meta.fields, "citing_papers"]
+
+    @extend_schema_field({"type": "array", "items": {"type": "string"}})
+    def get_citing_papers(self, work: CitedWork) -> list[str]:
+        """Return the arXiv ids of the citing papers, as read by the view."""
+        return list(self.context.get("citing_papers", []))
+
+
+class HistoryEventSerializer(serializers.Serializer[Any]):
+    """One history event: what changed, when, and the audit context (who, from where, why)."""
+
+    id = serializers.CharField(source="pgh_slug")
+    model = serializers.CharField(source="pgh_model")
+    label = serializers.CharField(source="pgh_label")
+    created_at = serializers.DateTimeField(source="pgh_created_at")
+    object_model = serializers.CharField(source="pgh_obj_model")
+    object_id = serializers.CharField(source="pgh_obj_id", allow_null=True)
+    data = serializers.JSONField(source="pgh_data")
+    diff = serializers.JSONField(source="pgh_diff", allow_null=True)
+    context = serializers.JSONField(source="pgh_context", allow_null=True)

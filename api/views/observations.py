@@ -1,0 +1,128 @@
+"""Observations: filtered lists with cursor paging and sync tombstones; one with its evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import OuterRef, QuerySet, Subquery
+from django_filters import rest_framework as filters
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from curation import models as curation_models
+from curation.models import Observation, Paper
+
+from ..filters import ObservationFilter
+from ..schema import ERRORS
+from ..serializers import DeletedObservationSerializer, ObservationSerializer
+from .base import DetailView, ListView
+
+# pghistory creates the event model at import time, out of the type checker's sight.
+ObservationEvent: Any = curation_models.ObservationEvent  # type: ignore[attr-defined]
+
+# Each ordering is a unique key, so the keyset cursor never skips or repeats a row.
+ORDERINGS = {
+    "reference": ("paper_id", "reference_index", "id"),
+    "changed": ("changed_at", "id"),
+}
+SINCE = "changed_since"
+
+
+def observations() -> QuerySet[Observation]:
+    """Return observations with everything their representation reads, in one statement."""
+    return Observation.objects.select_related(
+        "paper", "cited_paper", "resolution", "standing_notice"
+    )
+
+
+class ObservationList(ListView):
+    """List observations: by reference order, or by change time for sync."""
+
+    serializer_class = ObservationSerializer
+    filterset_class = ObservationFilter
+    extra_params = frozenset({"ordering"})
+
+    @property
+    def cursor_ordering(self) -> tuple[str, ...]:
+        """Return the keyset of the requested ordering (change order when syncing)."""
+        params = self.request.query_params
+        name = params.get("ordering") or ("changed" if SINCE in params else "reference")
+        if name not in ORDERINGS:
+            raise ValidationError({"ordering": f"one of {sorted(ORDERINGS)}"})
+        return ORDERINGS[name]
+
+    def get_queryset(self) -> QuerySet[Observation]:
+        """Return live observations; with changed_since, retired ones too (tombstones)."""
+        if SINCE in self.request.query_params:
+            return observations()
+        return observations().filter(retired_at__isnull=True)
+
+    @extend_schema(
+        summary="Observations (references) with their evidence",
+        parameters=[
+            OpenApiParameter(
+                "ordering",
+                OpenApiTypes.STR,
+                enum=sorted(ORDERINGS),
+                description="reference (default) or changed (default with changed_since).",
+            )
+        ],
+        responses={200: ObservationSerializer(many=True), **ERRORS},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Answer a page of observations."""
+        return super().get(request, *args, **kwargs)
+
+
+class DeletedFilter(filters.FilterSet):
+    """Deleted observations since a time."""
+
+    changed_since = filters.IsoDateTimeFilter(field_name="pgh_created_at", lookup_expr="gte")
+
+    class Meta:
+        model = ObservationEvent
+        fields: list[str] = []
+
+
+class DeletedObservationList(ListView):
+    """List tombstones of deleted observations, from their history delete events."""
+
+    serializer_class = DeletedObservationSerializer
+    filterset_class = DeletedFilter
+    cursor_ordering = ("pgh_created_at", "pgh_id")
+
+    def get_queryset(self) -> QuerySet[Any]:
+        """Return delete events with the citing paper's arXiv id."""
+        arxiv_id = Paper.objects.filter(pk=OuterRef("paper_id")).values("arxiv_id")[:1]
+        return ObservationEvent.objects.filter(pgh_label="delete").annotate(
+            paper_arxiv_id=Subquery(arxiv_id)
+        )
+
+    @extend_schema(
+        summary="Tombstones of deleted observations",
+        responses={200: DeletedObservationSerializer(many=True), **ERRORS},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Answer a page of tombstones."""
+        return super().get(request, *args, **kwargs)
+
+
+class ObservationDetail(DetailView):
+    """One observation, retired or live, with its evidence."""
+
+    serializer_class = ObservationSerializer
+
+    def get_queryset(self) -> QuerySet[Observation]:
+        """Return every observation (a retired one is still addressable)."""
+        return observations()
+
+    @extend_schema(
+        summary="An observation with its evidence",
+        responses={200: ObservationSerializer, 304: None, **ERRORS},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Answer the observation, or 304."""
+        return super().get(request, *args, **kwargs)

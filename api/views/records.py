@@ -1,0 +1,110 @@
+"""The v1 record (the same bytes as the public page), the change feed, and its JSON Schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import DateTimeField, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Greatest
+from django.http import HttpResponse, HttpResponseNotModified, JsonResponse
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from curation.arxiv_ids import looks_like_arxiv_id
+from curation.models import Observation, Paper
+from curation.record_schema import RECORD_SCHEMA
+
+from ..caching import RECORD, SCHEMA, etag_matches
+from ..filters import RecordChangeFilter
+from ..params import check_query_params
+from ..record_cache import record_for
+from ..schema import ERRORS, RECORD_DOCUMENT
+from ..serializers import RecordChangeSerializer
+from .base import ListView
+
+
+class RecordView(APIView):
+    """Serve a paper's pith.paper-citation-record.v1 document."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="records_retrieve",
+        summary="A paper's citation record (pith.paper-citation-record.v1)",
+        description=(
+            "The canonical bytes of the record, identical to /paper/<id>/citation-record.json. "
+            "The weak ETag is the context digest; If-None-Match gives 304."
+        ),
+        responses={
+            200: OpenApiResponse(RECORD_DOCUMENT, description="The record (canonical JSON)"),
+            304: OpenApiResponse(description="The client has this version"),
+            **ERRORS,
+        },
+    )
+    def get(self, request: Request, arxiv_id: str) -> HttpResponse:
+        """Answer the record's canonical bytes, or 304 when the client has this version."""
+        check_query_params(request, ())
+        if not looks_like_arxiv_id(arxiv_id):
+            raise NotFound("not an arXiv id")
+        record = record_for(arxiv_id, timezone.now())
+        if record is None:
+            raise NotFound("unknown paper")
+        if etag_matches(request, record.etag):
+            response: HttpResponse = HttpResponseNotModified()
+        else:
+            response = HttpResponse(record.body, content_type="application/json; charset=utf-8")
+        response["ETag"] = record.etag
+        response["Cache-Control"] = RECORD
+        return response
+
+
+def _latest_change(field: str) -> Subquery:
+    """Return the latest changed_at of the observations pointing at the paper through field."""
+    rows = Observation.objects.filter(**{field: OuterRef("pk")}).order_by().values(field)
+    latest = rows.annotate(latest=Max("changed_at")).values("latest")[:1]
+    return Subquery(latest, output_field=DateTimeField())
+
+
+class RecordChangesView(ListView):
+    """List the papers whose record changed substantively, oldest change first (sync feed)."""
+
+    serializer_class = RecordChangeSerializer
+    filterset_class = RecordChangeFilter
+    cursor_ordering = ("record_changed_at", "arxiv_id")
+
+    @extend_schema(summary="Records changed since a time (outbound or inbound observations)")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Answer a page of the change feed."""
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self) -> QuerySet[Paper]:
+        """Return papers with observations, each with the time its record last changed."""
+        # Only papers some observation points at: the catalogue's millions of others have no
+        # change to report. A first full sync reads the dump_records export instead.
+        observed = Q(pk__in=Observation.objects.values("paper_id")) | Q(
+            pk__in=Observation.objects.values("cited_paper_id")
+        )
+        # PostgreSQL's GREATEST skips NULLs: a paper cited by nobody keeps its outbound time.
+        return Paper.objects.filter(observed).annotate(
+            record_changed_at=Greatest(_latest_change("paper"), _latest_change("cited_paper"))
+        )
+
+
+@extend_schema(exclude=True)
+class RecordSchemaView(APIView):
+    """Serve the JSON Schema of pith.paper-citation-record.v1."""
+
+    permission_classes = [AllowAny]
+    throttle_classes: list[Any] = []
+
+    def get(self, request: Request) -> JsonResponse:
+        """Answer the schema document."""
+        check_query_params(request, ())
+        response = JsonResponse(RECORD_SCHEMA, content_type="application/schema+json")
+        response["Cache-Control"] = SCHEMA
+        return response

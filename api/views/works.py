@@ -1,0 +1,69 @@
+"""Cited works: lookup by DOI or arXiv id, with the papers that cite them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from curation.models import CitedWork, Paper
+
+from ..caching import conditional_response
+from ..filters import CitedWorkFilter
+from ..schema import ERRORS
+from ..serializers import CitedWorkDetailSerializer, CitedWorkSerializer
+from .base import DetailView, ListView
+
+CITING_PAPERS_SHOWN = 100  # the rest through /observations?cited_work=<id>
+
+
+def cited_works() -> QuerySet[CitedWork]:
+    """Return works with the number of live observations citing them."""
+    live = Q(observations__retired_at__isnull=True)
+    return CitedWork.objects.annotate(citing_count=Count("observations", filter=live))
+
+
+class CitedWorkList(ListView):
+    """List cited works; look one up by ?doi= or ?arxiv_id=."""
+
+    serializer_class = CitedWorkSerializer
+    filterset_class = CitedWorkFilter
+    cursor_ordering = ("id",)
+
+    def get_queryset(self) -> QuerySet[CitedWork]:
+        """Return all cited works with their citation counts."""
+        return cited_works()
+
+    @extend_schema(summary="Cited works", responses={200: CitedWorkSerializer(many=True), **ERRORS})
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Answer a page of works."""
+        return super().get(request, *args, **kwargs)
+
+
+class CitedWorkDetail(DetailView):
+    """One cited work with the papers citing it."""
+
+    serializer_class = CitedWorkDetailSerializer
+
+    def get_queryset(self) -> QuerySet[CitedWork]:
+        """Return all cited works with their citation counts."""
+        return cited_works()
+
+    @extend_schema(
+        summary="A cited work and the papers citing it",
+        responses={200: CitedWorkDetailSerializer, 304: None, **ERRORS},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Answer the work and its first citing papers, or 304."""
+        work = self.get_object()
+        citing = (
+            Paper.objects.filter(outbound__cited_work=work, outbound__retired_at__isnull=True)
+            .distinct()
+            .order_by("arxiv_id")
+            .values_list("arxiv_id", flat=True)[:CITING_PAPERS_SHOWN]
+        )
+        serializer = CitedWorkDetailSerializer(work, context={"citing_papers": list(citing)})
+        return conditional_response(request, serializer.data)

@@ -1,0 +1,251 @@
+"""Drive the API over loopback with a bounded load and print requests/s and p50/p99 latency.
+
+Usage: python bench/bench_api.py [--seconds 10] [--connections 8] [--redis-url URL]
+                                [--stamp-seconds N] [--keep]
+
+It creates a throwaway database next to the configured one (DATABASE_URL, else the embedded
+PostgreSQL), stores a record with 100 outbound and 100 inbound references, starts gunicorn with
+2 sync workers on 127.0.0.1 (throttling off, DEBUG off), and measures: the record endpoint, a
+50-row observation list, and 304 answers to If-None-Match. The load generator is wrk when
+installed (`apt-get install -y wrk`), else a Python client with threads. Nothing leaves loopback;
+every run is bounded by --seconds per endpoint. Targets (issue 7): >= 400 req/s with p99 <= 60 ms
+for the record; >= 2,000 req/s for 304s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+BENCH_DB = "citerec_bench_api"
+PAPER = "2502.00001"
+
+
+@dataclass
+class Figures:
+    """What one endpoint measured."""
+
+    name: str
+    requests_per_second: float
+    p50_ms: float
+    p99_ms: float
+    tool: str
+
+
+def _base_url() -> str:
+    if os.environ.get("DATABASE_URL"):
+        return os.environ["DATABASE_URL"]
+    from citerec.embedded import embedded_database_url
+
+    return embedded_database_url(REPO / ".data" / "pg")
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def _admin(url: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def _environment(database_url: str, redis_url: str | None, stamp_seconds: int) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only-" + "x" * 50,
+        "SECURE_SSL_REDIRECT": "0",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "API_ANON_RATE": "off",  # the issue's bench runs with throttling off
+        "API_USER_RATE": "off",
+        "LOG_LEVEL": "WARNING",
+        "API_RECORD_STAMP_SECONDS": str(stamp_seconds),
+    }
+    env.pop("REDIS_URL", None)
+    env.pop("CACHE_REDIS_URL", None)
+    if redis_url:
+        env["CACHE_REDIS_URL"] = redis_url
+    return env
+
+
+def _seed(env: dict[str, str]) -> None:
+    """Migrate the bench database and store the 100-outbound, 100-inbound record."""
+    python = sys.executable
+    subprocess.run([python, "manage.py", "migrate", "-v0"], cwd=REPO, env=env, check=True)
+    script = f"""
+from curation.audit import Actor
+from curation.services import record_import
+from tests import records_factory as rf
+store = lambda doc: record_import(document=doc, actor=Actor.command("bench"), reason="bench data")
+store(rf.record("{PAPER}", [rf.observation("{PAPER}", i, cited=f"2301.{{i:05d}}",
+      status="verified_exact") for i in range(1, 101)]))
+for n in range(100):
+    citing = f"2503.{{n:05d}}"
+    store(rf.record(citing, [rf.observation(citing, 1, cited="{PAPER}", status="verified_fuzzy")]))
+"""
+    subprocess.run([python, "manage.py", "shell", "-c", script], cwd=REPO, env=env, check=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
+    command = [
+        gunicorn,
+        "citerec.wsgi",
+        "-w",
+        "2",
+        "-b",
+        f"127.0.0.1:{port}",
+        "--log-level=warning",
+    ]
+    server = subprocess.Popen(command, cwd=REPO, env=env)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            _get(port, f"/api/v1/records/{PAPER}", {})
+            return server
+        except OSError:
+            time.sleep(0.3)
+    server.terminate()
+    raise SystemExit("gunicorn did not answer within 30 s")
+
+
+def _get(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        conn.close()
+
+
+_WRK_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def _wrk_ms(text: str, label: str) -> float:
+    match = re.search(rf"^\s*{label}%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+    if match is None:
+        raise ValueError(f"wrk printed no {label}% latency")
+    return float(match.group(1)) * _WRK_UNITS[match.group(2)]
+
+
+def _with_wrk(name: str, url: str, headers: dict[str, str], seconds: int, conns: int) -> Figures:
+    command = ["wrk", "-t2", f"-c{conns}", f"-d{seconds}s", "--latency"]
+    for key, value in headers.items():
+        command += ["-H", f"{key}: {value}"]
+    out = subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout
+    if "Non-2xx or 3xx responses" in out:
+        raise SystemExit(f"{name}: errors under load\n{out}")
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    return Figures(name, rps, _wrk_ms(out, "50"), _wrk_ms(out, "99"), "wrk")
+
+
+def _with_threads(
+    name: str, port: int, path: str, headers: dict[str, str], seconds: int, conns: int
+) -> Figures:
+    latencies: list[float] = []
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def worker() -> None:
+        mine = []
+        while time.monotonic() < stop:
+            started = time.perf_counter()
+            status, _, _ = _get(port, path, headers)
+            mine.append((time.perf_counter() - started) * 1000)
+            if status >= 400:
+                raise SystemExit(f"{name}: HTTP {status}")
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=worker) for _ in range(conns)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    cuts = statistics.quantiles(latencies, n=100)
+    return Figures(name, len(latencies) / seconds, cuts[49], cuts[98], "python threads")
+
+
+def main() -> None:
+    """Set up, measure the three endpoints, print the figures, tear down."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=10, help="load per endpoint (max 60)")
+    parser.add_argument("--connections", type=int, default=8, help="concurrent clients (max 64)")
+    parser.add_argument("--redis-url", help="cache in Redis, as in production (e.g. db 13)")
+    parser.add_argument(
+        "--stamp-seconds", type=int, default=0, help="cache record versions (0 = per request)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the bench database")
+    args = parser.parse_args()
+    seconds, conns = min(args.seconds, 60), min(args.connections, 64)
+
+    base = _base_url()
+    database_url = _with_database(base, BENCH_DB)
+    _admin(base, f"DROP DATABASE IF EXISTS {BENCH_DB}")
+    _admin(base, f"CREATE DATABASE {BENCH_DB}")
+    env = _environment(database_url, args.redis_url, args.stamp_seconds)
+    server = None
+    try:
+        _seed(env)
+        port = _free_port()
+        server = _start_gunicorn(env, port)
+        status, headers, body = _get(port, f"/api/v1/records/{PAPER}", {})
+        assert status == 200 and body.count(b'"observation_id"') == 200, status
+        etag = headers["ETag"]
+        cases = [
+            ("record (200, 100+100 refs)", f"/api/v1/records/{PAPER}", {}),
+            ("observation list (50 rows)", f"/api/v1/observations?paper={PAPER}", {}),
+            ("record 304 (If-None-Match)", f"/api/v1/records/{PAPER}", {"If-None-Match": etag}),
+        ]
+        results = []
+        for name, path, extra in cases:
+            if shutil.which("wrk"):
+                url = f"http://127.0.0.1:{port}{path}"
+                results.append(_with_wrk(name, url, extra, seconds, conns))
+            else:
+                results.append(_with_threads(name, port, path, extra, seconds, conns))
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+        if not args.keep:
+            _admin(base, f"DROP DATABASE IF EXISTS {BENCH_DB}")
+
+    cache = "Redis" if args.redis_url else "in-process (locmem)"
+    print(
+        f"gunicorn 2 sync workers, {os.cpu_count()} CPUs, {conns} connections, "
+        f"{seconds} s per endpoint, cache {cache}, stamp cache {args.stamp_seconds} s"
+    )
+    print(f"{'endpoint':32} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  tool")
+    for f in results:
+        print(f"{f.name:32} {f.requests_per_second:9.0f} {f.p50_ms:8.2f} {f.p99_ms:8.2f}  {f.tool}")
+
+
+if __name__ == "__main__":
+    main()
