@@ -45,7 +45,9 @@ def token(keep_connection: None) -> str:
     return Token.objects.create(user=user).key
 
 
-@pytest.mark.django_db
+# Autocommit per request, as in production: a request that fails in the database must not
+# poison the next one through a shared test transaction.
+@pytest.mark.django_db(transaction=True)
 @schema.parametrize()
 @settings(
     max_examples=20,
