@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint eval-parse bench clean-data
+.PHONY: install run test lint eval-parse eval-resolve bench bench-catalogue bench-resolve clean-data
 
 install: $(STAMP)
 
@@ -35,9 +35,25 @@ lint: install
 eval-parse: install
 	$(PY) bench/eval_parse.py
 
+eval-resolve: install
+	$(PY) bench/eval_resolve.py
+
 bench: install
 	$(PY) bench/bench_parse.py
 	$(PY) bench/bench_retraction_watch.py
+	DEBUG=1 $(PY) bench/bench_history_growth.py 200000
+
+bench-catalogue: install
+	$(PY) bench/bench_catalogue.py 100000 1000000 3000000
+
+bench-resolve: install
+	$(PY) bench/bench_resolve.py 100000 1000000
+
+bench-api: install
+	$(PY) bench/bench_api.py
+
+bench-admin: install
+	$(PY) bench/bench_admin.py
 
 clean-data:
 	-$(PY) -c "import pgserver" 2>/dev/null && pkill -f "postgres -D $(CURDIR)/.data/pg" || true

@@ -8,8 +8,11 @@ services in curation/services/ fails instead of leaving an anonymous change behi
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pghistory
+from django.contrib.postgres.indexes import GinIndex, HashIndex
+from django.contrib.postgres.search import SearchVector
 from django.db import models
 from django.db.models import Q
 
@@ -36,12 +39,42 @@ class Paper(models.Model):
     journal_ref = models.TextField(blank=True, default="")
     comments = models.TextField(blank=True, default="")
     in_catalogue = models.BooleanField(default=False, help_text="Present in the arXiv snapshot")
+    # Catalogue fields for resolution (filled by import_arxiv_snapshot and the record import).
+    first_author = models.CharField(
+        max_length=128, blank=True, default="", help_text="First author's surname, folded"
+    )
+    year = models.SmallIntegerField(null=True, blank=True, help_text="Year of the first version")
+    title_norm = models.TextField(blank=True, default="", help_text="normalize_title(title)")
+    title_key = models.CharField(
+        max_length=255, blank=True, default="", help_text="Title without spaces, for exact lookups"
+    )
+    withdrawn = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["arxiv_id"]
+        indexes = [
+            models.Index(fields=["title_key"], name="paper_title_key"),
+            models.Index(fields=["doi"], name="paper_doi", condition=~Q(doi="")),
+            # Full-text search on the folded title: core PostgreSQL, so it works on the
+            # embedded server too (no pg_trgm there).
+            GinIndex(SearchVector("title_norm", config="simple"), name="paper_title_fts"),
+        ]
 
     def __str__(self) -> str:
         return f"arXiv:{self.arxiv_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Save, keeping the title's matching forms in step with the title."""
+        from curation.references import compact_title, normalize_title
+
+        self.title_norm = normalize_title(self.title)
+        self.title_key = compact_title(self.title)[:255]
+        if self.year is None and self.submitted_at is not None:
+            self.year = self.submitted_at.year
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and {"title", "submitted_at"} & set(update_fields):
+            kwargs["update_fields"] = {*update_fields, "title_norm", "title_key", "year"}
+        super().save(*args, **kwargs)
 
 
 @_tracked("citedwork")
@@ -117,6 +150,27 @@ class Observation(models.Model):
             models.Index(fields=["paper", "reference_index"], name="obs_paper_refindex"),
             models.Index(fields=["cited_paper"], name="obs_cited_paper"),
             models.Index(fields=["changed_at"], name="obs_changed_at"),
+            # Version stamps of records (API caching) read these index-only.
+            models.Index(fields=["paper", "changed_at"], name="obs_paper_changed"),
+            models.Index(fields=["cited_paper", "changed_at"], name="obs_cited_changed"),
+            # Curator work queues and lookups (admin), fast on millions of observations.
+            models.Index(
+                fields=["paper", "reference_index", "id"],
+                name="obs_queue_live",
+                condition=Q(retired_at__isnull=True, no_canonical_record=False),
+            ),
+            models.Index(fields=["work_doi"], name="obs_work_doi", condition=Q(work_doi__isnull=False)),
+            models.Index(
+                fields=["work_arxiv_id"], name="obs_work_arxiv_id", condition=Q(work_arxiv_id__isnull=False)
+            ),
+            models.Index(
+                fields=["work_pith_arxiv_id"],
+                name="obs_work_pith_arxiv_id",
+                condition=Q(work_pith_arxiv_id__isnull=False),
+            ),
+            HashIndex(fields=["normalized_text"], name="obs_normalized_text"),
+            models.Index(fields=["pinned"], name="obs_pinned", condition=Q(pinned=True)),
+            GinIndex(SearchVector("work_title", "raw_text", config="simple"), name="obs_text_fts"),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -147,7 +201,10 @@ class Resolution(models.Model):
     resolver_version = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
-        indexes = [models.Index(fields=["status"], name="resolution_status")]
+        indexes = [
+            models.Index(fields=["status"], name="resolution_status"),
+            models.Index(fields=["resolver_source"], name="resolution_source"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.status} ({self.resolver_source or 'no resolver link'})"

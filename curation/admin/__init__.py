@@ -1,4 +1,4 @@
-"""Admin screens. Curated data is read-only here until the curator screens (issue 5) route
-every change through curation.services with a reason."""
+"""Admin screens. Curators decide on observations through curation.services, each decision
+with a reason; everything else curated is read-only here."""
 
-from . import records  # noqa: F401  (registers the model admins)
+from . import observations, records  # noqa: F401  (registers the model admins)

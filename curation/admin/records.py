@@ -1,4 +1,5 @@
-"""Read-only, searchable admin for every curated model."""
+"""Read-only, searchable admin for the curated models curators do not edit here directly
+(observations have their own screens in observations.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from django.http import HttpRequest
 from curation.models import (
     CitedWork,
     ExternalCitationMeasurement,
-    Observation,
     Paper,
     Resolution,
     StandingNotice,
@@ -38,47 +38,6 @@ class PaperAdmin(ReadOnlyAdmin):
     list_display = ("arxiv_id", "title", "primary_category", "latest_version", "in_catalogue")
     list_filter = ("in_catalogue",)
     search_fields = ("=arxiv_id", "title", "doi")
-
-
-class ResolutionInline(admin.StackedInline):
-    model = Resolution
-    can_delete = False
-    extra = 0
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class StandingNoticeInline(ResolutionInline):
-    model = StandingNotice  # type: ignore[assignment]
-
-
-@admin.register(Observation)
-class ObservationAdmin(ReadOnlyAdmin):
-    list_display = ("paper", "reference_index", "work_title", "status", "resolver_source", "pinned")
-    list_select_related = ("paper", "resolution")
-    list_filter = ("resolution__status", "resolution__resolver_source", "pinned", "source")
-    search_fields = (
-        "=id",
-        "=paper__arxiv_id",
-        "work_title",
-        "raw_text",
-        "=work_doi",
-        "=cited_paper__arxiv_id",
-    )
-    raw_id_fields = ("paper", "cited_paper", "cited_work")
-    inlines = (ResolutionInline, StandingNoticeInline)
-
-    @admin.display(description="state", ordering="resolution__status")
-    def status(self, obj: Observation) -> str:
-        return obj.resolution.status if hasattr(obj, "resolution") else "unresolved"
-
-    @admin.display(description="resolver source")
-    def resolver_source(self, obj: Observation) -> str | None:
-        return obj.resolution.resolver_source if hasattr(obj, "resolution") else None
 
 
 @admin.register(Resolution)

@@ -1,0 +1,113 @@
+"""The curator's decision forms: each needs a reason and carries the revision it was made on."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+
+from curation.arxiv_ids import looks_like_arxiv_id
+from curation.states import VERIFIED_STATUSES, ResolutionStatus
+
+_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "http://dx.doi.org/", "doi:")
+_ARXIV_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:")
+
+
+class DecisionForm(forms.Form):
+    """A decision on one observation: why, and on which revision the curator saw."""
+
+    revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    reason = forms.CharField(
+        max_length=500,
+        strip=True,
+        widget=forms.TextInput(attrs={"placeholder": "Why? (kept in the history)", "size": 48}),
+    )
+
+
+def parse_identifier(value: str) -> tuple[str, str]:
+    """Return ("arxiv", id) or ("doi", doi) for what a curator typed, or raise ValidationError."""
+    text = value.strip()
+    lowered = text.lower()
+    for prefix in _DOI_PREFIXES:
+        if lowered.startswith(prefix):
+            text, lowered = text[len(prefix) :].strip(), lowered[len(prefix) :].strip()
+    if _DOI.match(lowered):
+        return "doi", lowered
+    for prefix in _ARXIV_PREFIXES:
+        if lowered.startswith(prefix):
+            text = text[len(prefix) :].strip()
+    arxiv_id = re.sub(r"v\d+$", "", text)
+    if looks_like_arxiv_id(arxiv_id):
+        return "arxiv", arxiv_id
+    raise forms.ValidationError(f"{value!r} is neither an arXiv id nor a DOI")
+
+
+class LinkForm(DecisionForm):
+    """Link by arXiv id or DOI (checked against the catalogues before saving)."""
+
+    identifier = forms.CharField(
+        max_length=300,
+        widget=forms.TextInput(attrs={"placeholder": "arXiv id or DOI", "size": 24}),
+    )
+
+    def clean_identifier(self) -> tuple[str, str]:
+        return parse_identifier(self.cleaned_data["identifier"])
+
+
+class AcceptCandidateForm(LinkForm):
+    """Accept one ranked candidate: a link to its identifier."""
+
+    identifier = forms.CharField(max_length=300, widget=forms.HiddenInput)
+
+
+class StateForm(DecisionForm):
+    """Set a state that links nothing (parse_uncertain, unresolved, ...)."""
+
+    status = forms.ChoiceField(
+        choices=[(s.value, s.label) for s in ResolutionStatus if s not in VERIFIED_STATUSES]
+    )
+
+
+class CorrectForm(DecisionForm):
+    """Correct what the reference says: title, year, venue, reference number."""
+
+    work_title = forms.CharField(required=False, label="Title", widget=forms.TextInput(attrs={"size": 60}))
+    work_year = forms.IntegerField(required=False, label="Year", min_value=1000, max_value=2100)
+    work_venue = forms.CharField(required=False, label="Venue", widget=forms.TextInput(attrs={"size": 40}))
+    reference_index = forms.IntegerField(label="Reference number", min_value=0)
+
+    def changes(self, observation: Any) -> dict[str, Any]:
+        """Return the fields the curator actually changed (blank text means none)."""
+        wanted = {k: self.cleaned_data[k] for k in ("work_title", "work_year", "work_venue", "reference_index")}
+        for name in ("work_title", "work_venue"):
+            wanted[name] = wanted[name] or None
+        return {k: v for k, v in wanted.items() if getattr(observation, k) != v}
+
+
+class SplitForm(DecisionForm):
+    """Split a reference that holds two or more works: one part per line."""
+
+    parts = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}))
+
+    def clean_parts(self) -> list[str]:
+        parts = [p.strip() for p in self.cleaned_data["parts"].splitlines() if p.strip()]
+        if len(parts) < 2:
+            raise forms.ValidationError("give at least two parts, one per line")
+        return parts
+
+
+class RevertForm(DecisionForm):
+    """Restore the observation as it was at one history event."""
+
+    event_id = forms.IntegerField(widget=forms.HiddenInput)
+
+
+class BulkForm(forms.Form):
+    """A bulk action's confirmation: a reason, and the threshold where it applies."""
+
+    reason = forms.CharField(
+        max_length=500, widget=forms.TextInput(attrs={"size": 60, "placeholder": "Why? (kept in the history)"})
+    )
+    threshold = forms.FloatField(required=False, min_value=0, max_value=100, initial=90.0)

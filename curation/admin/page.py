@@ -1,0 +1,115 @@
+"""What the observation page shows: the reference, its parse and repairs, the evidence,
+ranked candidates, the resolver's proposal or disagreement, and the decision forms."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+
+from curation.models import Observation
+from curation.records import observation_v1, record_links
+from curation.references import parse_reference
+from curation.services.observations import same_text_observations
+
+from .candidates import candidates_from_evidence
+from .decisions import DECISIONS
+from .history import event_model, observation_changes
+from .resolver_adapter import propose, stored_disagreement
+
+RECENT_CHANGES = 5
+
+
+def _forms(obj: Observation, bound: forms.Form | None, action: str | None, stale: bool) -> dict[str, forms.Form]:
+    """Return one form per decision, on the revision shown; keep what the curator typed."""
+    initial = {
+        "revision": obj.revision,
+        "work_title": obj.work_title or "",
+        "work_year": obj.work_year,
+        "work_venue": obj.work_venue or "",
+        "reference_index": obj.reference_index,
+    }
+    built: dict[str, forms.Form] = {}
+    for name, decision in DECISIONS.items():
+        if bound is None or name != action:
+            built[name] = decision.form(initial=initial, auto_id=f"id_{name}_%s")
+        elif bound.errors and not stale:
+            built[name] = bound  # show the errors next to what was typed
+        else:
+            # Keep what was typed, on the revision now shown: saving again is a new decision.
+            typed = {k: v for k, v in bound.data.items() if k not in ("revision", "csrfmiddlewaretoken")}
+            built[name] = decision.form(
+                initial={**initial, **typed, "revision": obj.revision}, auto_id=f"id_{name}_%s"
+            )
+    return built
+
+
+def _candidates(obj: Observation, evidence: Any) -> tuple[list[Any], Any]:
+    """Return the ranked candidates, and when they were found if they come from history.
+
+    A curator's decision stores no candidates; the page keeps showing the resolver's last ones.
+    """
+    found = candidates_from_evidence(evidence)
+    if found:
+        return found, None
+    earlier = (
+        event_model("Resolution")
+        .objects.filter(pgh_obj_id=obj.pk, evidence__candidates__0__isnull=False)
+        .order_by("-pgh_id")
+        .only("evidence", "pgh_created_at")
+        .first()
+    )
+    if earlier is None:
+        return [], None
+    return candidates_from_evidence(earlier.evidence), earlier.pgh_created_at
+
+
+def _parse(obj: Observation) -> dict[str, Any] | None:
+    if not obj.raw_text:
+        return None
+    return parse_reference(obj.raw_text).to_dict()
+
+
+def observation_page_context(
+    obj: Observation, *, can_change: bool, with_proposal: bool = False,
+    bound: forms.Form | None = None, action: str | None = None, stale: bool = False,
+) -> dict[str, Any]:
+    """Return the template context of the observation page."""
+    resolution = getattr(obj, "resolution", None)
+    evidence = resolution.evidence if resolution else {}
+    parsed = _parse(obj)
+    repairs = (parsed or {}).get("repairs") or (evidence.get("repairs") if isinstance(evidence, dict) else None) or []
+    links = record_links(obj.paper.arxiv_id)
+    return {
+        "observation": obj,
+        "resolution": resolution,
+        "status": resolution.status if resolution else "unresolved",
+        "parsed": parsed,
+        "parsed_fields": [
+            (k, parsed[k]) for k in ("kind", "title", "year", "venue", "first_author_surname", "url", "title_problem")
+            if parsed and parsed.get(k) not in (None, "")
+        ],
+        "identifiers": json.dumps((parsed or {}).get("identifiers") or {}, ensure_ascii=False),
+        "repairs": repairs,
+        "evidence_json": json.dumps(evidence, indent=2, sort_keys=True, ensure_ascii=False),
+        "decision_note": evidence.get("decision") if isinstance(evidence, dict) else None,
+        **dict(zip(("candidates", "candidates_from"), _candidates(obj, evidence), strict=True)),
+        "disagreement": stored_disagreement(obj),
+        "proposal": _proposal(obj) if with_proposal else None,
+        "same_text_count": same_text_observations(obj).count() if obj.normalized_text else 0,
+        "v1_json": json.dumps(observation_v1(obj), indent=2, sort_keys=True, ensure_ascii=False),
+        "record_url": links["html"],
+        "record_json_url": links["json"],
+        "evidence_url": f"/evidence?observation={obj.pk}",
+        "recent_changes": observation_changes(obj.pk)[:RECENT_CHANGES],
+        "forms": _forms(obj, bound, action, stale),
+        "can_change": can_change,
+    }
+
+
+def _proposal(obj: Observation) -> Any:
+    try:
+        return propose(obj)
+    except Exception as exc:  # noqa: BLE001 - the page still shows, with the failure
+        return {"error": repr(exc)}

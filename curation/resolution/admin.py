@@ -1,0 +1,51 @@
+"""Admin screens for resolution: runs with their progress, catalogue works, disagreements."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils.html import format_html
+
+from curation.resolution.models import (
+    CrossrefWork,
+    ImportCheckpoint,
+    PinnedDisagreement,
+    ResolutionRun,
+)
+
+
+@admin.register(ResolutionRun)
+class ResolutionRunAdmin(admin.ModelAdmin):
+    list_display = ["id", "created_at", "status", "progress_bar", "changed", "failed", "actor"]
+    list_filter = ["status"]
+    readonly_fields = [f.name for f in ResolutionRun._meta.fields] + ["progress_bar"]
+
+    @admin.display(description="progress")
+    def progress_bar(self, run: ResolutionRun) -> str:
+        """Show done/total with a bar."""
+        return format_html(
+            '<progress value="{}" max="{}"></progress> {}/{}',
+            run.done, run.total or 1, run.done, run.total,
+        )  # fmt: skip
+
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+
+@admin.register(CrossrefWork)
+class CrossrefWorkAdmin(admin.ModelAdmin):
+    list_display = ["doi", "title", "year", "type", "first_author"]
+    search_fields = ["=doi", "title_key"]
+    list_filter = ["type"]
+    show_full_result_count = False  # millions of rows: no COUNT(*) on every page
+
+
+@admin.register(PinnedDisagreement)
+class PinnedDisagreementAdmin(admin.ModelAdmin):
+    list_display = ["observation", "status", "resolver_source", "arxiv_id", "doi", "found_at"]
+    list_filter = ["status"]
+    raw_id_fields = ["observation"]
+
+
+@admin.register(ImportCheckpoint)
+class ImportCheckpointAdmin(admin.ModelAdmin):
+    list_display = ["kind", "file_key", "line", "imported", "bad_lines", "finished", "updated_at"]

@@ -1,0 +1,409 @@
+"""Catalogue imports: the arXiv metadata snapshot (COPY + upsert) and Crossref works."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from curation.audit import Actor, audited
+
+try:  # orjson parses snapshot lines about three times faster; json is the pinned fallback
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover - depends on the environment
+    from json import loads as _loads
+from curation.resolution.models import CrossrefWork, ImportCheckpoint
+from curation.resolution.text import fold_name, title_norm
+
+_MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
+_WITHDRAWN = ("this paper has been withdrawn", "withdrawn by", "paper withdrawn")
+PAPER_COLUMNS = (
+    "arxiv_id", "title", "authors", "doi", "categories", "primary_category", "latest_version",
+    "submitted_at", "last_updated", "journal_ref", "comments", "first_author", "year",
+    "title_norm", "title_key", "withdrawn",
+)  # fmt: skip
+# Columns an import may change on an existing paper; a change is a history event.
+_UPDATED = [c for c in PAPER_COLUMNS if c != "arxiv_id"]
+
+
+class BadLine(ValueError):
+    """A line of an input file that cannot be imported (the message says which field)."""
+
+
+@dataclass
+class ImportReport:
+    """What a catalogue import did."""
+
+    read: int = 0
+    inserted: int = 0
+    updated: int = 0
+    bad: list[str] = field(default_factory=list)
+    bad_count: int = 0
+    resumed_at: int = 0
+
+    def note_bad(self, message: str) -> None:
+        """Record a skipped line (keeping the first messages only: memory stays flat)."""
+        self.bad_count += 1
+        if len(self.bad) < 1000:
+            self.bad.append(message)
+
+
+def open_input(path: Path) -> IO[bytes]:
+    """Open a plain or gzip-compressed file for reading bytes."""
+    if path.suffix == ".gz":
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return path.open("rb")
+
+
+def file_key(path: Path) -> str:
+    """Return what identifies one version of a file: its path, size and modification time."""
+    stat = path.stat()
+    return f"{path.resolve()}:{stat.st_size}:{int(stat.st_mtime)}"
+
+
+# --- arXiv snapshot ----------------------------------------------------------------------
+
+
+def _version_time(created: str) -> datetime | None:
+    """Parse arXiv's "Mon, 2 Apr 2007 19:18:42 GMT" quickly (millions of them)."""
+    try:
+        _, day, month, year, clock, _ = created.split()
+        hour, minute, second = clock.split(":")
+        return datetime(
+            int(year), _MONTHS[month[:3].lower()], int(day),
+            int(hour), int(minute), int(second), tzinfo=UTC,
+        )  # fmt: skip
+    except (ValueError, KeyError):
+        return None
+
+
+def _first_surname(item: dict[str, Any]) -> str:
+    parsed = item.get("authors_parsed")
+    if isinstance(parsed, list) and parsed and isinstance(parsed[0], list) and parsed[0]:
+        return fold_name(str(parsed[0][0]))[:128]
+    authors = str(item.get("authors") or "")
+    first = authors.replace(" and ", ",").split(",")[0].split()
+    return fold_name(first[-1])[:128] if first else ""
+
+
+def _text(value: Any) -> str:
+    return " ".join(str(value).split()) if value else ""
+
+
+def arxiv_row(item: Any) -> tuple[Any, ...]:
+    """Return the curation_paper row of one snapshot object; raise BadLine naming the field."""
+    if not isinstance(item, dict):
+        raise BadLine("expected a JSON object")
+    arxiv_id = item.get("id")
+    if not isinstance(arxiv_id, str) or not arxiv_id.strip():
+        raise BadLine("field 'id': expected a non-empty string")
+    title = _text(item.get("title"))
+    if not title:
+        raise BadLine("field 'title': expected a non-empty string")
+    versions = item.get("versions") or []
+    if not isinstance(versions, list):
+        raise BadLine("field 'versions': expected a list")
+    times = [_version_time(str(v.get("created", ""))) for v in versions if isinstance(v, dict)]
+    submitted = times[0] if times else None
+    last = times[-1] if times else None
+    categories = _text(item.get("categories"))
+    comments = _text(item.get("comments"))
+    norm = title_norm(title)
+    year = submitted.year if submitted else _year_of(item.get("update_date"))
+    return (
+        arxiv_id.strip(), title, _text(item.get("authors")), _text(item.get("doi")).lower()[:255],
+        categories[:255], categories.split(" ")[0][:64] or None, len(versions) or None,
+        submitted, last, _text(item.get("journal-ref")), comments, _first_surname(item), year,
+        norm, norm.replace(" ", "")[:255], any(w in comments.lower() for w in _WITHDRAWN),
+    )  # fmt: skip
+
+
+def _year_of(value: Any) -> int | None:
+    text = str(value or "")
+    return int(text[:4]) if text[:4].isdigit() else None
+
+
+_STAGE = "resolution_arxiv_stage"
+_STAGE_TYPES = (
+    "text", "text", "text", "text", "text", "text", "smallint", "timestamptz", "timestamptz",
+    "text", "text", "text", "smallint", "text", "text", "boolean",
+)  # fmt: skip
+_CREATE_STAGE = (
+    f"CREATE TEMP TABLE IF NOT EXISTS {_STAGE} (line bigint, "
+    + ", ".join(f"{c} {t}" for c, t in zip(PAPER_COLUMNS, _STAGE_TYPES, strict=True))
+    + ") ON COMMIT DELETE ROWS"
+)
+_UPSERT = f"""
+WITH up AS (
+    INSERT INTO curation_paper ({", ".join(PAPER_COLUMNS)}, in_catalogue, snapshot_observed_at)
+    SELECT DISTINCT ON (arxiv_id) {", ".join(PAPER_COLUMNS)}, true, %s FROM {_STAGE}
+    ORDER BY arxiv_id, line DESC
+    ON CONFLICT (arxiv_id) DO UPDATE SET
+        {", ".join(f"{c} = EXCLUDED.{c}" for c in _UPDATED)},
+        in_catalogue = true, snapshot_observed_at = EXCLUDED.snapshot_observed_at
+    WHERE ({", ".join(f"curation_paper.{c}" for c in _UPDATED)}, curation_paper.in_catalogue)
+        IS DISTINCT FROM ({", ".join(f"EXCLUDED.{c}" for c in _UPDATED)}, true)
+    RETURNING (xmax = 0) AS inserted
+)
+SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM up
+"""
+
+
+def _numbered_lines(handle: IO[bytes], start_line: int) -> Iterator[tuple[int, int, bytes]]:
+    """Yield (line number, byte offset after the line, line) from the current position."""
+    number, offset = start_line, handle.tell()
+    for line in handle:
+        number += 1
+        offset += len(line)
+        yield number, offset, line
+
+
+def import_arxiv_snapshot(
+    *,
+    path: Path,
+    actor: Actor,
+    reason: str,
+    batch_size: int = 20_000,
+    progress: Callable[[int], None] | None = None,
+    restart: bool = False,
+) -> ImportReport:
+    """Load an arXiv snapshot into the catalogue, in batches, resuming after the last one done.
+
+    Each batch is COPYed into a staging table, then upserted in the same transaction that
+    moves the checkpoint, so a stopped import resumes exactly where it left off.
+    """
+    report = ImportReport()
+    key = file_key(path)
+    checkpoint, _ = ImportCheckpoint.objects.get_or_create(kind="arxiv", file_key=key)
+    if restart or checkpoint.finished:
+        checkpoint.line = checkpoint.byte_offset = checkpoint.imported = checkpoint.bad_lines = 0
+        checkpoint.finished = False
+    report.resumed_at = checkpoint.line
+    with open_input(path) as handle:
+        if checkpoint.byte_offset:
+            handle.seek(checkpoint.byte_offset)
+        rows: list[tuple[Any, ...]] = []
+        last_line, last_offset = checkpoint.line, checkpoint.byte_offset
+        for number, offset, line in _numbered_lines(handle, checkpoint.line):
+            last_line, last_offset = number, offset
+            report.read += 1
+            if not line.strip():
+                continue
+            try:
+                rows.append((number, *arxiv_row(_loads(line))))
+            except (ValueError, BadLine) as exc:
+                report.note_bad(f"{path}:{number}: {exc}")
+            if len(rows) >= batch_size:
+                _load_batch(rows, checkpoint, number, offset, report, actor, reason)
+                if progress:
+                    progress(len(rows))
+                rows = []
+        _load_batch(rows, checkpoint, last_line, last_offset, report, actor, reason, final=True)
+        if progress and rows:
+            progress(len(rows))
+    if report.inserted or report.updated:
+        settle_indexes("curation_paper", "paper_title_fts")
+    return report
+
+
+def settle_indexes(table: str, gin_index: str) -> None:
+    """Merge a GIN index's pending list and refresh statistics after a bulk load.
+
+    Bulk inserts park new full-text entries in the GIN pending list, which every search then
+    scans linearly (10 ms instead of 0.2 ms per title query on 100k papers) until a vacuum.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [gin_index])
+        cursor.execute(f"ANALYZE {table}")
+    refresh_title_words()
+
+
+_TITLE_WORDS = """
+INSERT INTO resolution_titleword (word, titles)
+SELECT word, count(*) FROM (
+    SELECT unnest(string_to_array(title_norm, ' ')) AS word FROM curation_paper
+    UNION ALL
+    SELECT unnest(string_to_array(title_norm, ' ')) FROM resolution_crossrefwork
+) words WHERE length(word) BETWEEN 1 AND 64 GROUP BY word
+"""
+
+
+@transaction.atomic
+def refresh_title_words() -> None:
+    """Recount the catalogue's title words, so searches can pick each title's rarest words."""
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM resolution_titleword")
+        cursor.execute(_TITLE_WORDS)
+
+
+def _load_batch(
+    rows: list[tuple[Any, ...]],
+    checkpoint: ImportCheckpoint,
+    line: int,
+    offset: int,
+    report: ImportReport,
+    actor: Actor,
+    reason: str,
+    final: bool = False,
+) -> None:
+    """COPY rows into staging and upsert them, moving the checkpoint in the same transaction."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        if rows:
+            cursor.execute(_CREATE_STAGE)
+            cursor.execute(f"TRUNCATE {_STAGE}")  # inside an outer transaction nothing commits
+            columns = ", ".join(("line", *PAPER_COLUMNS))
+            # COPY bypasses Django's execute wrapper, so it carries no history context, but it
+            # only fills the staging table, which has no triggers.
+            with cursor.cursor.copy(f"COPY {_STAGE} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            # The upsert goes through Django's cursor: pghistory prefixes it with the context,
+            # so every paper it updates is a history event with this import's actor and reason.
+            with audited(actor, reason):
+                cursor.execute(_UPSERT, [timezone.now()])
+                inserted, updated = cursor.fetchone()
+            report.inserted += inserted
+            report.updated += updated
+        checkpoint.line, checkpoint.byte_offset = line, offset
+        checkpoint.imported += len(rows)
+        checkpoint.bad_lines = report.bad_count
+        checkpoint.finished = final
+        checkpoint.save()
+
+
+# --- Crossref works ----------------------------------------------------------------------
+
+
+def _first(value: Any) -> str:
+    if isinstance(value, list):
+        return _text(value[0]) if value else ""
+    return _text(value)
+
+
+def _issued_year(work: dict[str, Any]) -> int | None:
+    for name in ("issued", "published-print", "published-online", "published", "created"):
+        parts = (work.get(name) or {}).get("date-parts") or []
+        if parts and parts[0] and isinstance(parts[0][0], int):
+            return int(parts[0][0])
+    return None
+
+
+def crossref_fields(work: Any, keep_raw: bool = False) -> dict[str, Any]:
+    """Return the CrossrefWork fields of one work object; raise BadLine naming the field."""
+    if not isinstance(work, dict):
+        raise BadLine("expected a Crossref work object")
+    doi = work.get("DOI")
+    if not isinstance(doi, str) or not doi.startswith("10."):
+        raise BadLine("field 'DOI': expected a DOI string starting with '10.'")
+    title = _first(work.get("title"))
+    authors = [a for a in work.get("author") or [] if isinstance(a, dict)]
+    names = [_text(a.get("family") or a.get("name") or "") for a in authors]
+    norm = title_norm(title)
+    return {
+        "doi": doi.strip().lower()[:255],
+        "title": title,
+        "title_norm": norm,
+        "title_key": norm.replace(" ", "")[:255],
+        "container_title": _first(work.get("container-title")),
+        "first_author": fold_name(names[0])[:128] if names else "",
+        "authors": ", ".join(n for n in names if n),
+        "year": _issued_year(work),
+        "type": _text(work.get("type"))[:64],
+        "updated_by": work.get("updated-by") or [],
+        "update_to": work.get("update-to") or [],
+        "raw": work if keep_raw else None,
+    }
+
+
+def store_crossref_works(works: Iterable[dict[str, Any]], keep_raw: bool = False) -> int:
+    """Insert or refresh Crossref works in the local catalogue; return how many were stored."""
+    objects = {}
+    for work in works:
+        fields = crossref_fields(work, keep_raw)
+        objects[fields["doi"]] = CrossrefWork(**fields)
+    if not objects:
+        return 0
+    CrossrefWork.objects.bulk_create(
+        list(objects.values()),
+        update_conflicts=True,
+        unique_fields=["doi"],
+        update_fields=[
+            "title", "title_norm", "title_key", "container_title", "first_author", "authors",
+            "year", "type", "updated_by", "update_to", "raw", "imported_at",
+        ],
+    )  # fmt: skip
+    return len(objects)
+
+
+def _crossref_items(path: Path, report: ImportReport) -> Iterator[tuple[str, Any]]:
+    """Yield (where, work) from JSON lines, or from one {"items"} / {"message": {"items"}} file."""
+    with open_input(path) as handle:
+        head = handle.read(1 << 16)
+        handle.seek(0)
+        stripped = head.lstrip()
+        whole = stripped.startswith(b"{") and (b'"items"' in head) and b"\n{" not in stripped
+        if whole:
+            try:
+                document = json.load(handle)
+            except ValueError as exc:
+                raise BadLine(f"{path}: not a JSON document: {exc}") from exc
+            items = (document.get("message") or document).get("items")
+            if not isinstance(items, list):
+                raise BadLine(f"{path}: expected 'items' (or 'message.items') to be a list")
+            for index, item in enumerate(items):
+                yield f"{path}: items[{index}]", item
+            return
+        for number, _, line in _numbered_lines(handle, 0):
+            if not line.strip():
+                continue
+            report.read += 1
+            try:
+                yield f"{path}:{number}", json.loads(line)
+            except ValueError as exc:
+                report.note_bad(f"{path}:{number}: not JSON: {exc}")
+
+
+def import_crossref_works(
+    *,
+    path: Path,
+    batch_size: int = 5_000,
+    keep_raw: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Load Crossref works into the local DOI catalogue; bad items are reported and skipped."""
+    report = ImportReport()
+    batch: list[dict[str, Any]] = []
+    before = CrossrefWork.objects.count()
+    for where, item in _crossref_items(path, report):
+        try:
+            crossref_fields(item)
+        except BadLine as exc:
+            report.note_bad(f"{where}: {exc}")
+            continue
+        batch.append(item)
+        if len(batch) >= batch_size:
+            report.updated += store_crossref_works(batch, keep_raw)
+            if progress:
+                progress(len(batch))
+            batch = []
+    report.updated += store_crossref_works(batch, keep_raw)
+    if progress and batch:
+        progress(len(batch))
+    report.inserted = CrossrefWork.objects.count() - before
+    if report.inserted or report.updated:
+        settle_indexes("resolution_crossrefwork", "crossref_title_fts")
+    report.updated -= report.inserted
+    return report
+
+
+def environment_batch_size(default: int) -> int:
+    """Return the import batch size, overridable for benchmarks (CITEREC_IMPORT_BATCH)."""
+    return int(os.environ.get("CITEREC_IMPORT_BATCH", default))

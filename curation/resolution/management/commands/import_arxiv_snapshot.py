@@ -1,0 +1,43 @@
+"""Load the arXiv metadata snapshot (JSON lines, optionally gzip) into the local catalogue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from curation.audit import Actor
+from curation.resolution.importers import environment_batch_size, import_arxiv_snapshot
+from curation.resolution.management.reporting import finish_import
+
+
+class Command(BaseCommand):
+    help = "Import an arXiv metadata snapshot; resumable, bad lines reported and skipped."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--restart", action="store_true", help="Ignore the checkpoint")
+        parser.add_argument("--batch-size", type=int, default=environment_batch_size(20_000))
+        parser.add_argument("--no-requeue", action="store_true", help="Do not re-resolve after")
+        parser.add_argument("--reason", default="arXiv snapshot import")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["file"]
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        with tqdm(unit=" papers", unit_scale=True, disable=options["verbosity"] < 1,
+                  file=self.stderr) as bar:  # fmt: skip
+            report = import_arxiv_snapshot(
+                path=path,
+                actor=Actor.importer("import_arxiv_snapshot"),
+                reason=options["reason"],
+                batch_size=options["batch_size"],
+                progress=bar.update,
+                restart=options["restart"],
+            )
+        finish_import(
+            report, path, "papers", stdout=self.stdout, stderr=self.stderr,
+            requeue=not options["no_requeue"],
+        )  # fmt: skip

@@ -1,0 +1,38 @@
+"""Load Crossref works (JSON lines, or {"items": [...]} files) into the local DOI catalogue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from curation.resolution.importers import BadLine, import_crossref_works
+from curation.resolution.management.reporting import finish_import
+
+
+class Command(BaseCommand):
+    help = "Import Crossref work objects into the local DOI catalogue."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--keep-raw", action="store_true", help="Store each work's JSON")
+        parser.add_argument("--no-requeue", action="store_true", help="Do not re-resolve after")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["file"]
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        try:
+            with tqdm(unit=" works", unit_scale=True, disable=options["verbosity"] < 1,
+                      file=self.stderr) as bar:  # fmt: skip
+                report = import_crossref_works(
+                    path=path, keep_raw=options["keep_raw"], progress=bar.update
+                )
+        except BadLine as exc:
+            raise CommandError(str(exc)) from exc
+        finish_import(
+            report, path, "works", stdout=self.stdout, stderr=self.stderr,
+            requeue=not options["no_requeue"],
+        )  # fmt: skip

@@ -1,0 +1,64 @@
+"""Resolve observations: one paper, one state, or everything; in workers or here (--sync)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from curation.audit import Actor
+from curation.resolution import services
+from curation.resolution.models import ResolutionChunk
+from curation.resolution.tasks import dispatch_run
+from curation.states import ResolutionStatus
+
+
+class Command(BaseCommand):
+    help = "Resolve references by SPEC §2 and write the verdicts (pinned ones are left)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        group = parser.add_mutually_exclusive_group(required=True)
+        group.add_argument("--paper", help="arXiv id of the citing paper")
+        group.add_argument("--all", action="store_true", help="Every current observation")
+        group.add_argument(
+            "--state",
+            choices=[s.value for s in ResolutionStatus] + ["never_resolved"],
+            help="Observations currently in this state",
+        )
+        parser.add_argument("--sync", action="store_true", help="Resolve here, not in workers")
+        parser.add_argument("--reason", default="resolve command")
+        parser.add_argument("--chunk-size", type=int, default=services.CHUNK_SIZE)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        actor = Actor.command("resolve")
+        observations = services.select_observations(
+            paper_id=options["paper"], state=options["state"], everything=options["all"]
+        )
+        if options["paper"] and not observations.exists():
+            raise CommandError(f"no current observations for paper {options['paper']}")
+        selection = {k: options[k] for k in ("paper", "state", "all")}
+        run = services.run_create(
+            observations=observations,
+            selection=selection,
+            actor=actor,
+            reason=options["reason"],
+            chunk_size=options["chunk_size"],
+        )
+        if not options["sync"]:
+            dispatch_run(run.pk)
+            self.stdout.write(f"run {run.pk}: {run.total} observations queued")
+            return
+        chunks = ResolutionChunk.objects.filter(run=run).order_by("number")
+        with tqdm(total=run.total, unit=" refs", file=self.stderr,
+                  disable=options["verbosity"] < 1) as bar:  # fmt: skip
+            for chunk in chunks:
+                services.chunk_resolve(chunk_id=chunk.pk, actor=actor)
+                bar.update(len(chunk.observation_ids))
+        run.refresh_from_db()
+        self.stdout.write(
+            f"run {run.pk}: {run.done}/{run.total} resolved, {run.changed} changed, "
+            f"{run.failed} failed"
+        )
+        for error in run.errors:
+            self.stderr.write(error)

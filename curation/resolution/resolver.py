@@ -1,0 +1,398 @@
+"""The resolver: SPEC §2 in its order, a verdict with its evidence for every reference."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+from curation.crossref import CrossrefError, get_client
+from curation.references import Malformed, ParsedReference, extract_identifiers, parse_reference
+from curation.references.quality import title_problem
+from curation.resolution import catalogue
+from curation.resolution.catalogue import Candidate
+from curation.resolution.importers import store_crossref_works
+from curation.resolution.scoring import (
+    TIE_MARGIN,
+    Query,
+    Scored,
+    score,
+    title_agrees_with_identifier,
+    titles_match,
+)
+from curation.resolution.text import clean_title, fold_name, title_key, title_norm
+from curation.states import ResolutionStatus, ResolverSource
+
+log = logging.getLogger(__name__)
+
+RESOLVER_VERSION = "resolver-1.0"
+ARXIV_DOI_PREFIX = "10.48550/arxiv."
+_S = ResolutionStatus
+
+
+@dataclass
+class ReferenceInput:
+    """What one reference says, from raw text or from an imported cited_work."""
+
+    title: str | None
+    year: int | None = None
+    first_author: str = ""
+    venue: str = ""
+    arxiv_ids: list[str] = field(default_factory=list)
+    dois: list[str] = field(default_factory=list)
+    pith_arxiv_id: str | None = None
+    malformed: list[dict[str, str]] = field(default_factory=list)
+    url: str | None = None
+    problem: str | None = None  # why the title is unusable (SPEC §2 step 1), None when usable
+    repairs: list[dict[str, str]] = field(default_factory=list)
+    origin: str = "raw_reference"
+
+    @classmethod
+    def from_parse(cls, parsed: ParsedReference) -> ReferenceInput:
+        """Return the input of a parsed raw reference."""
+        ids = parsed.identifiers
+        return cls(
+            title=parsed.title if parsed.title_usable else None,
+            year=parsed.year,
+            first_author=fold_name(parsed.first_author_surname or ""),
+            venue=parsed.venue or "",
+            arxiv_ids=[a.id for a in ids.arxiv],
+            dois=[d.value for d in ids.dois],
+            malformed=[_malformed(m) for m in ids.malformed],
+            url=parsed.url,
+            problem=None if parsed.title_usable else (parsed.title_problem or "no_title"),
+            repairs=[r.to_dict() for r in parsed.repairs],
+        )
+
+    @classmethod
+    def from_cited_work(
+        cls,
+        *,
+        title: str | None,
+        year: int | None,
+        venue: str | None,
+        doi: str | None,
+        arxiv_id: str | None,
+        pith_arxiv_id: str | None,
+    ) -> ReferenceInput:
+        """Return the input of an imported observation, read from its cited_work fields."""
+        text = (title or "").strip()
+        found = extract_identifiers(text) if text else None
+        url = found.urls[0] if found and found.urls else None
+        if url:
+            # "URL https://..." titles: the URL is the reference, not a title.
+            text = text.replace(url, " ")
+            for leftover in ("URL", "Url", "url", "Available at", "Online"):
+                text = text.replace(leftover, " ")
+            text = " ".join(text.split())
+        text = clean_title(text) if text else ""
+        problem = title_problem(text or None)
+        return cls(
+            title=text if problem is None else None,
+            year=year,
+            venue=venue or "",
+            arxiv_ids=[arxiv_id] if arxiv_id else [],
+            dois=[doi.lower()] if doi else [],
+            pith_arxiv_id=pith_arxiv_id,
+            url=url,
+            problem=problem,
+            origin="cited_work",
+        )
+
+    def query(self) -> Query:
+        """Return the fields the scorer compares."""
+        title = clean_title(self.title) if self.title else None
+        return Query(
+            title=title,
+            title_norm=title_norm(title) if title else "",
+            title_key=title_key(title) if title else "",
+            year=self.year,
+            first_author=self.first_author,
+            venue=self.venue,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """Return the input as evidence."""
+        return {
+            "from": self.origin,
+            "title": self.title,
+            "title_problem": self.problem,
+            "year": self.year,
+            "first_author": self.first_author or None,
+            "venue": self.venue or None,
+            "url": self.url,
+        }
+
+
+def _malformed(m: Malformed) -> dict[str, str]:
+    return {"scheme": m.scheme, "raw": m.raw, "reason": m.reason}
+
+
+@dataclass
+class Verdict:
+    """The resolver's decision for one reference, and why."""
+
+    status: ResolutionStatus
+    resolver_source: ResolverSource
+    evidence: dict[str, Any]
+    linked: Candidate | None = None
+    cited_paper_arxiv_id: str | None = None  # the arXiv paper a verified DOI belongs to
+    score: float | None = None
+
+    @property
+    def verified(self) -> bool:
+        """Return whether the verdict links a work (only verified states do)."""
+        return self.status in (_S.VERIFIED_EXACT, _S.VERIFIED_FUZZY)
+
+    @property
+    def arxiv_id(self) -> str | None:
+        """Return the arXiv id of the linked record (verified states only)."""
+        if not self.verified or self.linked is None:
+            return None
+        return self.linked.arxiv_id or self.cited_paper_arxiv_id
+
+    @property
+    def doi(self) -> str | None:
+        """Return the DOI of the linked record (verified states only)."""
+        return self.linked.doi if self.verified and self.linked else None
+
+
+@dataclass
+class Lookups:
+    """Identifier lookups done once for a batch of references."""
+
+    papers: dict[str, Candidate] = field(default_factory=dict)
+    works: dict[str, Candidate] = field(default_factory=dict)
+    papers_by_doi: dict[str, Candidate] = field(default_factory=dict)
+    crossref_notes: dict[str, str] = field(default_factory=dict)
+    frequencies: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def for_inputs(cls, inputs: Sequence[ReferenceInput]) -> Lookups:
+        """Return the catalogue records every identifier of the inputs resolves to."""
+        arxiv_ids, dois = set(), set()
+        for item in inputs:
+            arxiv_ids.update(item.arxiv_ids)
+            if item.pith_arxiv_id:
+                arxiv_ids.add(item.pith_arxiv_id)
+            for doi in item.dois:
+                if doi.startswith(ARXIV_DOI_PREFIX):
+                    arxiv_ids.add(doi[len(ARXIV_DOI_PREFIX) :])
+                else:
+                    dois.add(doi)
+        lookups = cls(papers=catalogue.papers_by_arxiv_id(arxiv_ids))
+        words = {w for item in inputs if item.title for w in item.query().title_norm.split()}
+        lookups.frequencies = catalogue.word_frequencies(words)
+        lookups.works = catalogue.works_by_doi(dois)
+        lookups.papers_by_doi = catalogue.arxiv_papers_with_dois(
+            [d for d, c in lookups.works.items() if c.source == ResolverSource.DOI]
+        )
+        for doi in sorted(dois - set(lookups.works)):
+            lookups._ask_crossref(doi)
+        return lookups
+
+    def _ask_crossref(self, doi: str) -> None:
+        """Look an unknown DOI up on the Crossref API (online mode only) and keep the answer."""
+        if settings.CITEREC_OFFLINE:
+            self.crossref_notes[doi] = "offline: Crossref API not asked"
+            return
+        try:
+            message = get_client().work(doi)
+        except CrossrefError as exc:
+            self.crossref_notes[doi] = f"Crossref API unavailable: {exc}"
+            return
+        if message is None:
+            self.crossref_notes[doi] = "Crossref API: not found"
+            return
+        store_crossref_works([message])
+        found = catalogue.works_by_doi([doi])
+        self.works.update(found)
+        self.papers_by_doi.update(catalogue.arxiv_papers_with_dois(found))
+        self.crossref_notes[doi] = "Crossref API: found"
+
+
+def resolve_raw(raw: str) -> tuple[ParsedReference, Verdict]:
+    """Parse a raw reference and resolve it."""
+    parsed = parse_reference(raw)
+    item = ReferenceInput.from_parse(parsed)
+    return parsed, resolve_inputs([item])[0]
+
+
+def resolve_inputs(inputs: Sequence[ReferenceInput]) -> list[Verdict]:
+    """Resolve a batch of references with one identifier lookup for all of them."""
+    lookups = Lookups.for_inputs(inputs)
+    return [resolve_one(item, lookups) for item in inputs]
+
+
+def _evidence(item: ReferenceInput, lookups: Lookups) -> dict[str, Any]:
+    return {
+        "resolver_version": RESOLVER_VERSION,
+        "input": item.describe(),
+        "identifiers": {
+            "arxiv": list(item.arxiv_ids),
+            "doi": list(item.dois),
+            "pith_arxiv_id": item.pith_arxiv_id,
+            "malformed": list(item.malformed),
+            "unknown": [],
+        },
+        "repairs": list(item.repairs),
+        "crossref": {
+            d: lookups.crossref_notes[d] for d in item.dois if d in lookups.crossref_notes
+        },
+        "candidates": [],
+    }
+
+
+def resolve_one(item: ReferenceInput, lookups: Lookups) -> Verdict:
+    """Return the verdict for one reference, deciding in SPEC §2's order."""
+    evidence = _evidence(item, lookups)
+    identifiers = _identifier_records(item, lookups, evidence)
+    has_identifier = bool(item.arxiv_ids or item.dois or item.pith_arxiv_id)
+    # 1. No usable title and no identifier (nor a URL, which is a reference to a web page).
+    if item.title is None and not has_identifier and not item.malformed and not item.url:
+        evidence["step"] = "parse_uncertain"
+        evidence["decision"] = f"no usable title ({item.problem}) and no identifier"
+        return Verdict(_S.PARSE_UNCERTAIN, ResolverSource.RAW_FALLBACK, evidence)
+    # 2. A valid identifier that resolves to a known record.
+    query = item.query()
+    if identifiers:
+        record, via = identifiers[0]
+        return _by_identifier(query, record, via, lookups, evidence)
+    # 3./4./5. Unknown or invalid identifier, or none: the title decides.
+    evidence["step"] = "title"
+    verdict = _by_title(query, lookups, evidence)
+    if not verdict.verified:
+        verdict = _by_title_segments(query, lookups, evidence) or verdict
+    if item.malformed and not has_identifier and not verdict.verified:
+        # 4. An invalid identifier that the title could not make up for.
+        evidence["decision"] = "invalid identifier and no verified title: " + evidence["decision"]
+        verdict.status = _S.MALFORMED_IDENTIFIER
+    return verdict
+
+
+def _identifier_records(
+    item: ReferenceInput, lookups: Lookups, evidence: dict[str, Any]
+) -> list[tuple[Candidate, str]]:
+    """Return the records the reference's identifiers resolve to, strongest first."""
+    wanted = [(lookups.papers.get(a), f"arXiv:{a}") for a in item.arxiv_ids]
+    for doi in item.dois:
+        if doi.startswith(ARXIV_DOI_PREFIX):
+            wanted.append((lookups.papers.get(doi[len(ARXIV_DOI_PREFIX) :]), f"doi:{doi}"))
+        else:
+            wanted.append((lookups.works.get(doi), f"doi:{doi}"))
+    if item.pith_arxiv_id:
+        wanted.append(
+            (lookups.papers.get(item.pith_arxiv_id), f"pith_arxiv_id:{item.pith_arxiv_id}")
+        )
+    # An unknown identifier is kept in the evidence and re-tried when the catalogues grow.
+    evidence["identifiers"]["unknown"] = [via for record, via in wanted if record is None]
+    return [(record, via) for record, via in wanted if record is not None]
+
+
+def _by_identifier(
+    query: Query,
+    record: Candidate,
+    via: str,
+    lookups: Lookups,
+    evidence: dict[str, Any],
+) -> Verdict:
+    """Decide SPEC §2 step 2: the identifier resolves; the title and year must not contradict."""
+    scored = score(query, record)
+    evidence["step"] = "identifier"
+    evidence["identifier_resolved"] = via
+    evidence["candidates"] = [scored.describe()]
+    title_ok = query.title is None or title_agrees_with_identifier(query, record)
+    paper_of_doi = lookups.papers_by_doi.get(record.doi or "") if record.doi else None
+    cited_arxiv = record.arxiv_id or (paper_of_doi.arxiv_id if paper_of_doi else None)
+    if title_ok and not scored.contradicted:
+        evidence["decision"] = f"{via} resolves and the reference does not contradict it"
+        return Verdict(
+            _S.VERIFIED_EXACT, record.source, evidence, record, cited_arxiv, scored.score
+        )
+    why = [] if title_ok else ["the title names another work"]
+    why += [
+        f"{name} contradicts"
+        for name in ("year", "author")
+        if getattr(scored, name) == "contradicts"
+    ]
+    evidence["decision"] = f"{via} resolves but " + ", ".join(why)
+    return Verdict(_S.METADATA_MISMATCH, record.source, evidence, None, None, scored.score)
+
+
+def _by_title(query: Query, lookups: Lookups, evidence: dict[str, Any]) -> Verdict:
+    """Decide SPEC §2 step 5: catalogue candidates scored on title, year, author, venue."""
+    if not query.title:
+        evidence["decision"] = "no usable title to search by"
+        return Verdict(_S.UNRESOLVED, ResolverSource.RAW_FALLBACK, evidence)
+    scored = _dedupe(
+        score(query, c) for c in catalogue.title_candidates(query.title, lookups.frequencies)
+    )
+    scored.sort(key=lambda s: (-s.score, s.candidate.work_key))
+    evidence["candidates"] = [s.describe() for s in scored[:5]]
+    matching = [s for s in scored if titles_match(query, s.candidate, s.title_similarity)]
+    if not matching:
+        evidence["decision"] = "no candidate title above the threshold"
+        source = scored[0].candidate.source if scored else ResolverSource.RAW_FALLBACK
+        return Verdict(_S.UNRESOLVED, source, evidence, score=scored[0].score if scored else None)
+    consistent = [s for s in matching if not s.contradicted]
+    if not consistent:
+        best = matching[0]
+        evidence["decision"] = "the matching title is contradicted by year or first author"
+        return Verdict(_S.METADATA_MISMATCH, best.candidate.source, evidence, score=best.score)
+    best = consistent[0]
+    if len(consistent) > 1 and best.score - consistent[1].score < TIE_MARGIN:
+        evidence["decision"] = "two or more records match equally well: left to curators"
+        return Verdict(_S.UNRESOLVED, best.candidate.source, evidence, score=best.score)
+    status = _S.VERIFIED_EXACT if best.exact else _S.VERIFIED_FUZZY
+    paper = lookups.papers_by_doi.get(best.candidate.doi or "") if best.candidate.doi else None
+    if best.candidate.source == ResolverSource.DOI and paper is None and best.candidate.doi:
+        paper = catalogue.arxiv_papers_with_dois([best.candidate.doi]).get(best.candidate.doi)
+    evidence["decision"] = "one record clearly best" + (" (titles equal)" if best.exact else "")
+    return Verdict(
+        status,
+        best.candidate.source,
+        evidence,
+        best.candidate,
+        best.candidate.arxiv_id or (paper.arxiv_id if paper else None),
+        best.score,
+    )
+
+
+def _by_title_segments(query: Query, lookups: Lookups, evidence: dict[str, Any]) -> Verdict | None:
+    """Retry with each sentence of a title the parser left glued to its authors or venue.
+
+    "Gus Dubois and Mira Gallagher. latent kernels for ..." reaches us whole when the title is
+    lower case; each segment must still match a whole catalogue title, so precision holds.
+    """
+    if not query.title or ". " not in query.title:
+        return None
+    for segment in query.title.split(". "):
+        if len(segment.split()) < 3 or segment == query.title:
+            continue
+        variant = Query(segment, title_norm(segment), title_key(segment), query.year,
+                        query.first_author, query.venue)  # fmt: skip
+        attempt = _by_title(variant, lookups, dict(evidence))
+        if attempt.verified:
+            attempt.evidence["title_segment"] = segment
+            return attempt
+    return None
+
+
+def _dedupe(scored: Any) -> list[Scored]:
+    """Keep one entry per work: an arXiv paper and the Crossref record of its DOI are one work."""
+    by_work: dict[str, Scored] = {}
+    arxiv_dois = set()
+    items = list(scored)
+    for s in items:
+        if s.candidate.arxiv_id and s.candidate.doi:
+            arxiv_dois.add(s.candidate.doi)
+    for s in items:
+        if s.candidate.source == ResolverSource.DOI and s.candidate.doi in arxiv_dois:
+            continue
+        current = by_work.get(s.candidate.work_key)
+        if current is None or s.score > current.score:
+            by_work[s.candidate.work_key] = s
+    return list(by_work.values())

@@ -1,0 +1,409 @@
+"""Resolution writes: verdicts into observations (SPEC §2's table), runs, disagreements."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F, Q, QuerySet
+from django.utils import timezone
+
+from curation.audit import Actor, audited
+from curation.models import CitedWork, Observation, Paper, Resolution
+from curation.references import parse_reference
+from curation.resolution.models import (
+    PinnedDisagreement,
+    ResolutionChunk,
+    ResolutionRun,
+    RunStatus,
+)
+from curation.resolution.resolver import (
+    RESOLVER_VERSION,
+    ReferenceInput,
+    Verdict,
+    resolve_inputs,
+)
+from curation.states import Origin, ResolutionStatus, ResolverSource
+
+log = logging.getLogger(__name__)
+
+CHUNK_SIZE = 250
+MAX_RUN_ERRORS = 50
+CHANGED, UNCHANGED, PINNED = "changed", "unchanged", "pinned"
+RETRY_STATES = (ResolutionStatus.UNRESOLVED, ResolutionStatus.MALFORMED_IDENTIFIER)
+
+
+@dataclass
+class Prepared:
+    """An observation with the input read from it and the parse, when it has raw text."""
+
+    observation: Observation
+    item: ReferenceInput
+    parsed_title: str | None = None
+    parsed_year: int | None = None
+    parsed_venue: str | None = None
+
+
+def _prepare(observation: Observation) -> Prepared:
+    if observation.raw_text is not None:
+        parsed = parse_reference(observation.raw_text)
+        return Prepared(
+            observation,
+            ReferenceInput.from_parse(parsed),
+            parsed.title if parsed.title_usable else None,
+            parsed.year,
+            parsed.venue,
+        )
+    item = ReferenceInput.from_cited_work(
+        title=observation.work_title,
+        year=observation.work_year,
+        venue=observation.work_venue,
+        doi=observation.work_doi,
+        arxiv_id=observation.work_arxiv_id,
+        pith_arxiv_id=observation.work_pith_arxiv_id,
+    )
+    return Prepared(observation, item)
+
+
+def observation_input(observation: Observation) -> ReferenceInput:
+    """Return what the resolver reads from an observation (raw text, else its cited_work)."""
+    return _prepare(observation).item
+
+
+class _Links:
+    """The papers and canonical works a batch of verdicts links to, fetched together."""
+
+    def __init__(self, verdicts: Sequence[Verdict], observation_ids: Sequence[Any] = ()) -> None:
+        # Lock the batch's observations in one statement, and read their resolutions in one.
+        self.observations = {
+            o.pk: o for o in Observation.objects.select_for_update().filter(pk__in=observation_ids)
+        }
+        self.resolutions = {
+            r.observation_id: r
+            for r in Resolution.objects.filter(observation_id__in=observation_ids)
+        }
+        arxiv_ids = {v.arxiv_id for v in verdicts if v.verified and v.arxiv_id}
+        self.papers = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=arxiv_ids)}
+        dois = {v.doi for v in verdicts if v.verified and v.doi}
+        dois |= {p.doi.lower() for p in self.papers.values() if p.doi}
+        self.by_doi = {w.doi: w for w in CitedWork.objects.filter(doi__in=dois)}
+        self.by_arxiv = {w.arxiv_id: w for w in CitedWork.objects.filter(arxiv_id__in=arxiv_ids)}
+        self._create_missing_works(verdicts)
+
+    def _create_missing_works(self, verdicts: Sequence[Verdict]) -> None:
+        """Create the batch's new canonical works in one statement (not one per observation)."""
+        new: dict[tuple[str, str], str] = {}
+        for verdict in verdicts:
+            paper = self.paper(verdict)
+            doi = verdict.doi or (paper.doi.lower() if paper and paper.doi else None)
+            if doi and doi not in self.by_doi:
+                new[("doi", doi)] = _title(verdict)
+            elif not doi and paper is not None and paper.arxiv_id not in self.by_arxiv:
+                new[("arxiv_id", paper.arxiv_id)] = paper.title
+        if not new:
+            return
+        CitedWork.objects.bulk_create(
+            [CitedWork(**{kind: value}, title=title) for (kind, value), title in new.items()],
+            ignore_conflicts=True,  # another worker may have created one meanwhile
+        )
+        dois = [value for kind, value in new if kind == "doi"]
+        arxiv_ids = [value for kind, value in new if kind == "arxiv_id"]
+        self.by_doi.update((w.doi, w) for w in CitedWork.objects.filter(doi__in=dois))
+        self.by_arxiv.update(
+            (w.arxiv_id, w) for w in CitedWork.objects.filter(arxiv_id__in=arxiv_ids)
+        )
+
+    def paper(self, verdict: Verdict) -> Paper | None:
+        """Return the arXiv paper a verified verdict links to."""
+        return self.papers.get(verdict.arxiv_id or "") if verdict.verified else None
+
+    def work(self, verdict: Verdict, paper: Paper | None) -> CitedWork | None:
+        """Return the canonical work notices hang off: the DOI first, else the arXiv id."""
+        if not verdict.verified:
+            return None
+        doi = verdict.doi or (paper.doi.lower() if paper and paper.doi else None)
+        if doi:
+            if doi not in self.by_doi:
+                self.by_doi[doi], _ = CitedWork.objects.get_or_create(
+                    doi=doi, defaults={"title": _title(verdict)}
+                )
+            return self.by_doi[doi]
+        if paper is None:
+            return None
+        if paper.arxiv_id not in self.by_arxiv:
+            self.by_arxiv[paper.arxiv_id], _ = CitedWork.objects.get_or_create(
+                arxiv_id=paper.arxiv_id, defaults={"title": paper.title}
+            )
+        return self.by_arxiv[paper.arxiv_id]
+
+
+def _title(verdict: Verdict) -> str:
+    return verdict.linked.title if verdict.linked else ""
+
+
+def _work_values(prepared: Prepared, verdict: Verdict, paper: Paper | None) -> dict[str, Any]:
+    """Return the cited_work columns SPEC §2's table asks for."""
+    observation, item = prepared.observation, prepared.item
+    linked_arxiv = paper.arxiv_id if paper else None
+    if observation.raw_text is None:
+        # Imported: the described work stays as imported; only the link columns follow.
+        values: dict[str, Any] = {}
+        if verdict.verified and linked_arxiv:
+            values["work_pith_arxiv_id"] = linked_arxiv
+        if verdict.verified and verdict.resolver_source == ResolverSource.DOI and verdict.doi:
+            values["work_doi"] = verdict.doi
+        return values
+    doi = item.dois[0] if item.dois else None
+    if verdict.verified and verdict.resolver_source == ResolverSource.DOI:
+        doi = verdict.doi
+    return {
+        "work_described": True,
+        "work_title": prepared.parsed_title,
+        "work_year": prepared.parsed_year,
+        "work_venue": prepared.parsed_venue,
+        "work_doi": doi,
+        "work_arxiv_id": item.arxiv_ids[0] if item.arxiv_ids else None,
+        "work_pith_arxiv_id": linked_arxiv if verdict.verified else None,
+        "work_metadata_source": "raw_reference",
+    }
+
+
+def _evidence_core(evidence: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in evidence.items() if k != "crossref"}
+
+
+def _apply_verdict(prepared: Prepared, verdict: Verdict, now: datetime, links: _Links) -> str:
+    """Write one verdict; return whether anything substantive changed."""
+    observation = links.observations.get(prepared.observation.pk)
+    if observation is None:
+        observation = Observation.objects.select_for_update().get(pk=prepared.observation.pk)
+    if observation.pinned:
+        _store_disagreement(observation, verdict, now)
+        return PINNED
+    paper = links.paper(verdict)
+    work = links.work(verdict, paper)
+    values = {
+        "cited_paper_id": paper.pk if paper else None,
+        "cited_work_id": work.pk if work else None,
+        **_work_values(prepared, verdict, paper),
+    }
+    changed = [name for name, value in values.items() if getattr(observation, name) != value]
+    resolution = links.resolutions.get(observation.pk)
+    wanted = {
+        "status": verdict.status.value,
+        "resolver_source": verdict.resolver_source.value,
+        "origin": Origin.COMPUTED.value,
+        "resolver_version": RESOLVER_VERSION,
+    }
+    resolution_changed = resolution is None or any(
+        getattr(resolution, k) != v for k, v in wanted.items()
+    )
+    evidence_changed = resolution is None or _evidence_core(resolution.evidence) != _evidence_core(
+        verdict.evidence
+    )
+    if resolution is None:
+        Resolution.objects.create(
+            observation=observation, observed_at=now, evidence=verdict.evidence, **wanted
+        )
+    elif resolution_changed or evidence_changed:
+        for name, value in wanted.items():
+            setattr(resolution, name, value)
+        resolution.evidence = verdict.evidence
+        resolution.observed_at = now
+        resolution.save()
+    if changed or resolution_changed:
+        for name in changed:
+            setattr(observation, name, values[name])
+        observation.revision += 1
+        observation.changed_at = now
+        observation.save(update_fields=[*changed, "revision", "changed_at"])
+        return CHANGED
+    return UNCHANGED
+
+
+def _store_disagreement(observation: Observation, verdict: Verdict, now: datetime) -> None:
+    """Keep the resolver's verdict for curators when it differs from the pinned decision."""
+    resolution = Resolution.objects.filter(observation=observation).first()
+    current_arxiv = None
+    if observation.cited_paper_id is not None:
+        current_arxiv = Paper.objects.get(pk=observation.cited_paper_id).arxiv_id
+    agrees = (
+        resolution is not None
+        and resolution.status == verdict.status
+        and current_arxiv == verdict.arxiv_id
+    )
+    if agrees:
+        PinnedDisagreement.objects.filter(observation=observation).delete()
+        return
+    PinnedDisagreement.objects.update_or_create(
+        observation=observation,
+        defaults={
+            "status": verdict.status.value,
+            "resolver_source": verdict.resolver_source.value,
+            "arxiv_id": verdict.arxiv_id,
+            "doi": verdict.doi,
+            "evidence": verdict.evidence,
+            "resolver_version": RESOLVER_VERSION,
+            "found_at": now,
+        },
+    )
+
+
+@dataclass
+class BatchOutcome:
+    """What resolving a batch of observations did."""
+
+    changed: int = 0
+    unchanged: int = 0
+    pinned: int = 0
+    failed: int = 0
+    errors: list[str] | None = None
+
+
+def observations_resolve(
+    *, observations: Sequence[Observation], actor: Actor, reason: str
+) -> BatchOutcome:
+    """Resolve observations and write the verdicts; one bad item never stops the batch."""
+    outcome = BatchOutcome(errors=[])
+    prepared: list[Prepared] = []
+    for observation in observations:
+        try:
+            prepared.append(_prepare(observation))
+        except Exception as exc:  # noqa: BLE001 - a batch never dies on one item
+            outcome.failed += 1
+            outcome.errors.append(f"observation {observation.pk}: {exc!r}")  # type: ignore[union-attr]
+    verdicts = resolve_inputs([p.item for p in prepared])
+    now = timezone.now()
+    # One transaction for the batch (one commit, not one per observation). The fast path writes
+    # the whole batch at once; if any item fails, the batch is redone with a savepoint per item
+    # so only the failing one is left out.
+    with audited(actor, reason):
+        try:
+            with transaction.atomic():
+                results = _write_batch(prepared, verdicts, now)
+        except Exception:  # noqa: BLE001 - fall back to item by item
+            log.warning("batch write failed; retrying observation by observation", exc_info=True)
+            with transaction.atomic():
+                results = _write_each(prepared, verdicts, now, outcome)
+    for result in results:
+        setattr(outcome, result, getattr(outcome, result) + 1)
+    return outcome
+
+
+def _links_for(prepared: list[Prepared], verdicts: list[Verdict]) -> _Links:
+    return _Links(verdicts, [p.observation.pk for p in prepared])
+
+
+def _write_batch(prepared: list[Prepared], verdicts: list[Verdict], now: datetime) -> list[str]:
+    links = _links_for(prepared, verdicts)
+    return [_apply_verdict(p, v, now, links) for p, v in zip(prepared, verdicts, strict=True)]
+
+
+def _write_each(
+    prepared: list[Prepared], verdicts: list[Verdict], now: datetime, outcome: BatchOutcome
+) -> list[str]:
+    links = _links_for(prepared, verdicts)
+    results = []
+    for item, verdict in zip(prepared, verdicts, strict=True):
+        try:
+            with transaction.atomic():
+                results.append(_apply_verdict(item, verdict, now, links))
+        except Exception as exc:  # noqa: BLE001 - a batch never dies on one item
+            log.exception("resolving observation %s failed", item.observation.pk)
+            outcome.failed += 1
+            outcome.errors.append(f"observation {item.observation.pk}: {exc!r}")  # type: ignore[union-attr]
+    return results
+
+
+# --- runs --------------------------------------------------------------------------------
+
+
+def select_observations(
+    *, paper_id: str | None = None, state: str | None = None, everything: bool = False
+) -> QuerySet[Observation]:
+    """Return the observations a run covers (never retired ones)."""
+    queryset = Observation.objects.filter(retired_at__isnull=True)
+    if paper_id:
+        queryset = queryset.filter(paper__arxiv_id=paper_id)
+    if state:
+        if state == "never_resolved":
+            queryset = queryset.filter(resolution__isnull=True)
+        else:
+            queryset = queryset.filter(resolution__status=state)
+    if not (paper_id or state or everything):
+        raise ValueError("choose a paper, a state, or everything")
+    return queryset.order_by("pk")
+
+
+@transaction.atomic
+def run_create(
+    *,
+    observations: QuerySet[Observation],
+    selection: dict[str, Any],
+    actor: Actor,
+    reason: str,
+    chunk_size: int = CHUNK_SIZE,
+) -> ResolutionRun:
+    """Create a run and its chunks; the chunks are what workers pick up."""
+    ids = [str(pk) for pk in observations.values_list("pk", flat=True)]
+    run = ResolutionRun.objects.create(
+        selection=selection, reason=reason, actor=actor.name, total=len(ids)
+    )
+    ResolutionChunk.objects.bulk_create(
+        ResolutionChunk(run=run, number=n, observation_ids=ids[i : i + chunk_size])
+        for n, i in enumerate(range(0, len(ids), chunk_size))
+    )
+    if not ids:
+        ResolutionRun.objects.filter(pk=run.pk).update(
+            status=RunStatus.DONE, finished_at=timezone.now()
+        )
+        run.refresh_from_db()
+    return run
+
+
+def chunk_resolve(*, chunk_id: int, actor: Actor) -> BatchOutcome | None:
+    """Resolve one chunk once; a re-delivered chunk that is already done does nothing."""
+    with transaction.atomic():
+        chunk = (
+            ResolutionChunk.objects.select_for_update(skip_locked=True)
+            .select_related("run")
+            .filter(pk=chunk_id, done_at__isnull=True)
+            .first()
+        )
+        if chunk is None:
+            return None  # done already, or another worker holds it
+        run = chunk.run
+        ResolutionRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+            status=RunStatus.RUNNING
+        )
+        observations = list(Observation.objects.filter(pk__in=chunk.observation_ids).order_by("pk"))
+        outcome = observations_resolve(observations=observations, actor=actor, reason=run.reason)
+        chunk.done_at = timezone.now()
+        chunk.save(update_fields=["done_at"])
+        ResolutionRun.objects.filter(pk=run.pk).update(
+            done=F("done") + len(chunk.observation_ids),
+            changed=F("changed") + outcome.changed,
+            failed=F("failed") + outcome.failed,
+        )
+        if outcome.errors:
+            run.refresh_from_db(fields=["errors"])
+            run.errors = (run.errors + outcome.errors)[:MAX_RUN_ERRORS]
+            run.save(update_fields=["errors"])
+        if not run.chunks.filter(done_at__isnull=True).exists():
+            ResolutionRun.objects.filter(pk=run.pk).update(
+                status=RunStatus.DONE, finished_at=timezone.now()
+            )
+    return outcome
+
+
+def retry_candidates() -> QuerySet[Observation]:
+    """Return unpinned observations a grown catalogue may now resolve."""
+    return Observation.objects.filter(
+        Q(resolution__status__in=RETRY_STATES) | Q(resolution__isnull=True),
+        retired_at__isnull=True,
+        pinned=False,
+    ).order_by("pk")

@@ -1,0 +1,68 @@
+"""Text helpers for matching: cleaned titles, folded names, and full-text queries."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from itertools import combinations
+
+from curation.references import compact_title, normalize_title
+
+# Function words and words so common in scholarly titles that they cannot narrow a search.
+_STOP = frozenset(
+    "a an and are as at be by for from in into is it of on or over the to under via with without "
+    "toward towards using based deep learning neural network networks model models data analysis "
+    "approach method methods system systems new study efficient large language training".split()
+)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# "... , June 2022", "..., 2014", "(2019)": dates that other systems leave at a title's end.
+_DATE_TAIL = re.compile(rf"\s*[,.]?\s*\(?(?:{_MONTH}\s+)?(?:1[6-9]|20)\d\d\)?\s*[.,]?\s*$", re.I)
+_MAX_QUERY_TOKENS = 4  # the rarest four: fewer posting lists to read, one typo tolerated
+
+
+def clean_title(title: str) -> str:
+    """Return the title without a trailing date another system glued to it."""
+    stripped = _DATE_TAIL.sub("", title).strip(" ,.;")
+    return stripped if len(stripped) >= 3 else title.strip()
+
+
+def title_norm(title: str) -> str:
+    """Return the normalised title used in the catalogues."""
+    return normalize_title(title)
+
+
+def title_key(title: str) -> str:
+    """Return the exact-lookup key of a title (normalised, spaces removed, bounded)."""
+    return compact_title(title)[:255]
+
+
+def fold_name(name: str) -> str:
+    """Return a surname folded for comparison: ASCII, lower case, letters only."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    ascii_name = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return re.sub(r"[^a-z]", "", ascii_name.casefold())
+
+
+def content_tokens(norm: str, frequencies: Mapping[str, int] | None = None) -> list[str]:
+    """Return the distinct words of a normalised title that can narrow a search, rarest first."""
+    words = list(dict.fromkeys(norm.split()))
+    useful = [w for w in words if w not in _STOP and (len(w) > 1 or w.isdigit())]
+    counts = frequencies or {}
+    # Catalogue statistics when we have them; otherwise a long word is the best guess at a rare one.
+    return sorted(useful or words, key=lambda w: (counts.get(w, 0), -len(w), w))
+
+
+def tsquery(norm: str, frequencies: Mapping[str, int] | None = None) -> str | None:
+    """Return a to_tsquery expression needing most of the title's rarest words, or None.
+
+    Requiring k of the n rarest words (all when short) keeps the match set small on a
+    3-million-title catalogue yet tolerates one misspelled or glued word.
+    """
+    tokens = [t for t in content_tokens(norm, frequencies) if re.fullmatch(r"[a-z0-9]+", t)]
+    tokens = tokens[:_MAX_QUERY_TOKENS]
+    if not tokens:
+        return None
+    need = max(1, -(-len(tokens) * 3 // 5))  # ceil(0.6 n): 1→1, 2→2, 3→2, 4→3
+    groups = [" & ".join(group) for group in combinations(tokens, need)]
+    return " | ".join(f"({g})" for g in groups)
