@@ -1,0 +1,17 @@
+"""Crossref jobs on the `crossref` queue."""
+
+from __future__ import annotations
+
+from celery import Task, shared_task
+
+from curation.audit import Actor
+from curation.models import Paper
+
+from .measurements import measure_paper
+
+
+@shared_task(bind=True, name="curation.crossref.tasks.measure_citations", acks_late=True)
+def measure_citations(self: Task, arxiv_id: str) -> str:
+    """Measure one paper's Crossref citation count; a re-delivery just measures again."""
+    paper = Paper.objects.get(arxiv_id=arxiv_id)
+    return measure_paper(paper, actor=Actor.task(self.name, self.request.id)).detail
