@@ -94,6 +94,11 @@ def test_retracted_cited_work_is_a_critical_finding_in_json_and_html(client: Cli
     assert "Verdict: not clean" in client.get("/paper/2504.00001/integrity").content.decode()
     record_html = client.get("/paper/2504.00001/citation-record").content.decode()
     assert "Retraction (2023-08-16) reported by retraction_watch" in record_html
+    body = json.loads(client.get("/paper/2504.00001/citation-record.json").content)
+    for link in {*body["links"].values(), *(v for o in body["outbound"] for v in o["links"].values())}:
+        assert client.get(link).status_code == 200, link
+    observation_id = body["outbound"][0]["observation_id"]
+    assert "retraction" in client.get("/evidence", {"observation": observation_id}).content.decode()
 
 
 def test_integrity_etag_gives_304(client: Client, sample: dict[str, Any]) -> None:
