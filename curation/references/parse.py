@@ -121,6 +121,7 @@ _TITLE_TAIL = re.compile(
     )
     + ")"
 )
+_YEAR_ONLY = re.compile(r"\(?(1[89]|20)\d\d[a-z]?\)?")
 _VENUE_HINT = re.compile(
     r"^(?:In\b|Proc|Journal|Trans|Press\b|[A-Z][a-z]+ (?:University )?Press|MIT Press|Springer)"
 )
@@ -399,6 +400,8 @@ def parse_reference(raw: str) -> ParsedReference:
     ref.authors = authors
     ref.year = find_year(body) or _implied_year(body, ref.identifiers)
     ref.venue = _IN_PREFIX.sub("", venue).strip(" .,") or None if venue else None
+    if ref.venue and _YEAR_ONLY.fullmatch(ref.venue):
+        ref.venue = None  # "Title. 2023." names no venue: the year is the year
     ref.volume, ref.pages = _venue_fields(venue or rest)
     return _finish(ref, text)
 

@@ -193,3 +193,12 @@ def test_labelled_titles_mostly_match() -> None:
         for r in rows
     )
     assert hits / len(rows) >= 0.93
+
+
+def test_a_trailing_year_is_not_a_venue() -> None:
+    ref = parse_reference("J. Smith. Silent data corruption in large training runs. 2023.")
+    assert (ref.title, ref.venue, ref.year) == (
+        "Silent data corruption in large training runs",
+        None,
+        2023,
+    )
