@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 
 
 def etag_matches(request: HttpRequest, etag: str) -> bool:
@@ -12,3 +12,17 @@ def etag_matches(request: HttpRequest, etag: str) -> bool:
         return True
     wanted = etag.removeprefix("W/")
     return any(tag.strip().removeprefix("W/") == wanted for tag in header.split(","))
+
+
+def conditional_json(
+    request: HttpRequest, body: bytes, etag: str, cache_control: str
+) -> HttpResponse:
+    """Answer canonical JSON bytes with an ETag, or 304 when the client already has them."""
+    response = (
+        HttpResponseNotModified()
+        if etag_matches(request, etag)
+        else HttpResponse(body, content_type="application/json; charset=utf-8")
+    )
+    response["ETag"] = etag
+    response["Cache-Control"] = cache_control
+    return response

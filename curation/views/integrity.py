@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from ..canonical import canonical_json, sha256_digest
-from ..http import etag_matches
+from ..http import conditional_json
 from ..integrity import integrity_report
 from ..models import Paper
 from ..records import record_links
@@ -26,15 +26,7 @@ def integrity_json(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Serve the findings as canonical JSON with an ETag."""
     report = _report_or_404(arxiv_id)
     etag = f'"{sha256_digest(report)}"'
-    if etag_matches(request, etag):
-        response: HttpResponse = HttpResponseNotModified()
-    else:
-        response = HttpResponse(
-            canonical_json(report), content_type="application/json; charset=utf-8"
-        )
-    response["ETag"] = etag
-    response["Cache-Control"] = "public, max-age=60"
-    return response
+    return conditional_json(request, canonical_json(report), etag, "public, max-age=60")
 
 
 @require_safe

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from ..arxiv_ids import looks_like_arxiv_id
-from ..http import etag_matches
+from ..http import conditional_json
 from ..records import build_record, record_bytes
 from ..states import ResolutionStatus
 
@@ -36,15 +36,7 @@ def citation_record_json(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Serve the record's canonical bytes; answer 304 when the client has this version."""
     record = _record_or_404(arxiv_id)
     etag = f'W/"{record["context_digest"]}"'
-    if etag_matches(request, etag):
-        response: HttpResponse = HttpResponseNotModified()
-    else:
-        response = HttpResponse(
-            record_bytes(record), content_type="application/json; charset=utf-8"
-        )
-    response["ETag"] = etag
-    response["Cache-Control"] = RECORD_CACHE_CONTROL
-    return response
+    return conditional_json(request, record_bytes(record), etag, RECORD_CACHE_CONTROL)
 
 
 def _cited_label(observation: dict[str, Any]) -> str | None:
