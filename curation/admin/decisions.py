@@ -30,25 +30,43 @@ from .resolver_adapter import accept_proposal, doi_check
 Handler = Callable[[Observation, Any, Actor], str]
 
 
-def link(observation: Observation, identifier: tuple[str, str], revision: int | None, actor: Actor, reason: str) -> str:
+def link(
+    observation: Observation,
+    identifier: tuple[str, str],
+    revision: int | None,
+    actor: Actor,
+    reason: str,
+) -> str:
     """Link to an arXiv paper or a DOI record after checking that it is known."""
     scheme, value = identifier
     if scheme == "arxiv":
         observation_link_arxiv(
-            observation=observation, arxiv_id=value, expected_revision=revision, actor=actor, reason=reason
+            observation=observation,
+            arxiv_id=value,
+            expected_revision=revision,
+            actor=actor,
+            reason=reason,
         )
         return f"Linked to arXiv:{value}."
     known, how = doi_check(value)
     if not known:
         raise CurationError(f"DOI {value} was not saved: {how}")
     observation_link_doi(
-        observation=observation, doi=value, expected_revision=revision, actor=actor, reason=reason, checked=True
+        observation=observation,
+        doi=value,
+        expected_revision=revision,
+        actor=actor,
+        reason=reason,
+        checked=True,
     )
     return f"Linked to doi:{value} ({how})."
 
 
 def _common(form: f.DecisionForm) -> dict[str, Any]:
-    return {"expected_revision": form.cleaned_data["revision"], "reason": form.cleaned_data["reason"]}
+    return {
+        "expected_revision": form.cleaned_data["revision"],
+        "reason": form.cleaned_data["reason"],
+    }
 
 
 def _link(o: Observation, form: Any, actor: Actor) -> str:
@@ -57,7 +75,9 @@ def _link(o: Observation, form: Any, actor: Actor) -> str:
 
 
 def _state(o: Observation, form: Any, actor: Actor) -> str:
-    observation_set_state(observation=o, status=form.cleaned_data["status"], actor=actor, **_common(form))
+    observation_set_state(
+        observation=o, status=form.cleaned_data["status"], actor=actor, **_common(form)
+    )
     return f"State set to {form.cleaned_data['status']}."
 
 
@@ -91,24 +111,21 @@ def _accept_proposal(o: Observation, form: Any, actor: Actor) -> str:
 
 
 def _same_text(o: Observation, form: Any, actor: Actor) -> str:
-    if o.revision != form.cleaned_data["revision"]:
-        # The decision to copy must be the one the curator saw.
-        raise CurationError("this observation changed since you saw it: reload and decide again")
-    count = observations_apply_same_text(observation=o, actor=actor, reason=form.cleaned_data["reason"])
+    count = observations_apply_same_text(observation=o, actor=actor, **_common(form))
     return f"Applied this decision to {count} other observation{'s' if count != 1 else ''} with the same text."
 
 
 def _split(o: Observation, form: Any, actor: Actor) -> str:
-    if o.revision != form.cleaned_data["revision"]:
-        raise CurationError("this observation changed since you saw it: reload and decide again")
     parts = observation_split(
-        observation=o, parts=form.cleaned_data["parts"], actor=actor, reason=form.cleaned_data["reason"]
+        observation=o, parts=form.cleaned_data["parts"], actor=actor, **_common(form)
     )
     return f"Split into {len(parts)} references; the original is retired."
 
 
 def _revert(o: Observation, form: Any, actor: Actor) -> str:
-    observation_revert(observation=o, event_id=form.cleaned_data["event_id"], actor=actor, **_common(form))
+    observation_revert(
+        observation=o, event_id=form.cleaned_data["event_id"], actor=actor, **_common(form)
+    )
     return f"Reverted to the version of history event {form.cleaned_data['event_id']}."
 
 

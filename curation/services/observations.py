@@ -305,9 +305,11 @@ def same_text_observations(observation: Observation) -> QuerySet[Observation]:
 
 
 @transaction.atomic
-def observations_apply_same_text(*, observation: Observation, actor: Actor, reason: str) -> int:
+def observations_apply_same_text(
+    *, observation: Observation, actor: Actor, reason: str, expected_revision: int | None = None
+) -> int:
     """Copy this observation's decision to every live observation with the same reference text."""
-    source = Observation.objects.select_related("resolution", "cited_paper").get(pk=observation.pk)
+    source = _locked(observation, expected_revision)  # the decision copied is the one seen
     resolution = getattr(source, "resolution", None)
     if resolution is None:
         raise CurationError("this observation has no decision to apply")
@@ -363,7 +365,12 @@ def observations_merge(
 
 @transaction.atomic
 def observation_split(
-    *, observation: Observation, parts: list[str], actor: Actor, reason: str
+    *,
+    observation: Observation,
+    parts: list[str],
+    actor: Actor,
+    reason: str,
+    expected_revision: int | None = None,
 ) -> list[Observation]:
     """Split a reference that holds two or more works into one observation per part."""
     parts = [p.strip() for p in parts if p.strip()]
@@ -372,7 +379,7 @@ def observation_split(
     now = timezone.now()
     created = []
     with audited(actor, reason):
-        original = _locked(observation, None)
+        original = _locked(observation, expected_revision)
         for part in parts:
             normalized = normalize_reference_text(part)
             taken = Observation.objects.filter(

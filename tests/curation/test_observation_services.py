@@ -272,3 +272,27 @@ def test_merge_and_split_are_audited_and_keep_the_originals_in_history() -> None
     assert Observation.objects.get(pk=a.pk).retired_at is not None
     with pytest.raises(CurationError):
         observation_split(observation=parts[0], parts=["only one"], actor=ALICE, reason="x")
+
+
+def test_split_and_same_text_refuse_a_stale_revision() -> None:
+    _lists()
+    seen = Observation.objects.get(paper__arxiv_id="2501.00100", reference_index=1)
+    observation_mark_no_canonical_record(
+        observation=seen, expected_revision=None, actor=BOB, reason="first"
+    )
+    with pytest.raises(StaleRevision):
+        observation_split(
+            observation=seen,
+            parts=["A. 2019.", "B. 2020."],
+            actor=ALICE,
+            reason="x",
+            expected_revision=seen.revision,
+        )
+    with pytest.raises(StaleRevision):
+        observations_apply_same_text(
+            observation=seen, actor=ALICE, reason="x", expected_revision=seen.revision
+        )
+    assert (
+        Observation.objects.filter(paper__arxiv_id="2501.00100", retired_at__isnull=True).count()
+        == 2
+    )
