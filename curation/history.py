@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pghistory
+from django.apps import apps
 from django.db import models
 from django.db.models import Q
 
@@ -23,3 +24,11 @@ def tracked(name: str, *trackers: pghistory.Tracker) -> Callable[[_M], _M]:
         obj_field=pghistory.ObjForeignKey(related_name="history"),
         meta={"constraints": [constraint]},
     )
+
+
+def event_model(name: str, app_label: str = "curation") -> Any:
+    """Return the pghistory event model of a tracked model, by model name.
+
+    Event models are made by pghistory at runtime, so they are looked up, not imported.
+    """
+    return apps.get_model(app_label, f"{name}Event")

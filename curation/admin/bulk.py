@@ -57,26 +57,42 @@ class BulkOutcome:
 PerObservation = Callable[[Observation, int | None, Actor, str, dict[str, Any]], None]
 
 
-def _accept_top(o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]) -> None:
+def _accept_top(
+    o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]
+) -> None:
     resolution = getattr(o, "resolution", None)
     best = top_candidate(resolution.evidence if resolution else None)
     threshold = data.get("threshold") or 0.0
     if best is None or best.score is None or best.score < threshold:
-        raise CurationError(f"{o.paper.arxiv_id} ref {o.reference_index}: no candidate above {threshold:g}")
+        raise CurationError(
+            f"{o.paper.arxiv_id} ref {o.reference_index}: no candidate above {threshold:g}"
+        )
     link(o, parse_identifier(best.identifier), rev, actor, reason)
 
 
-def _parse_uncertain(o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]) -> None:
+def _parse_uncertain(
+    o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]
+) -> None:
     observation_set_state(
-        observation=o, status=ResolutionStatus.PARSE_UNCERTAIN, expected_revision=rev, actor=actor, reason=reason
+        observation=o,
+        status=ResolutionStatus.PARSE_UNCERTAIN,
+        expected_revision=rev,
+        actor=actor,
+        reason=reason,
     )
 
 
-def _no_record(o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]) -> None:
-    observation_mark_no_canonical_record(observation=o, expected_revision=rev, actor=actor, reason=reason)
+def _no_record(
+    o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]
+) -> None:
+    observation_mark_no_canonical_record(
+        observation=o, expected_revision=rev, actor=actor, reason=reason
+    )
 
 
-def _retire(o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]) -> None:
+def _retire(
+    o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]
+) -> None:
     observation_retire(observation=o, expected_revision=rev, actor=actor, reason=reason)
 
 
@@ -101,8 +117,14 @@ def _seen(request: HttpRequest) -> dict[str, int]:
     return seen
 
 
-def _each(action: BulkAction, rows: list[Observation], seen: dict[str, int], actor: Actor, reason: str,
-          data: dict[str, Any]) -> BulkOutcome:
+def _each(
+    action: BulkAction,
+    rows: list[Observation],
+    seen: dict[str, int],
+    actor: Actor,
+    reason: str,
+    data: dict[str, Any],
+) -> BulkOutcome:
     outcome = BulkOutcome()
     assert action.per_observation is not None
     for o in rows:
@@ -120,9 +142,13 @@ def _rerun(rows: list[Observation], actor: Actor, reason: str) -> BulkOutcome:
 
     outcome = BulkOutcome()
     for start in range(0, len(rows), RESOLVE_CHUNK):
-        result = observations_resolve(observations=rows[start : start + RESOLVE_CHUNK], actor=actor, reason=reason)
+        result = observations_resolve(
+            observations=rows[start : start + RESOLVE_CHUNK], actor=actor, reason=reason
+        )
         outcome.done += result.changed + result.unchanged + result.pinned
-        outcome.skipped += [f"{result.pinned} pinned: disagreements kept for curators"] if result.pinned else []
+        outcome.skipped += (
+            [f"{result.pinned} pinned: disagreements kept for curators"] if result.pinned else []
+        )
         outcome.skipped += list(result.errors or [])
     return outcome
 
@@ -138,7 +164,9 @@ def _merge(rows: list[Observation], actor: Actor, reason: str) -> BulkOutcome:
 def _same_text(rows: list[Observation], actor: Actor, reason: str) -> BulkOutcome:
     if len(rows) != 1:
         raise CurationError("select exactly one observation whose decision is to be copied")
-    return BulkOutcome(done=observations_apply_same_text(observation=rows[0], actor=actor, reason=reason))
+    return BulkOutcome(
+        done=observations_apply_same_text(observation=rows[0], actor=actor, reason=reason)
+    )
 
 
 WHOLE: dict[str, Callable[[list[Observation], Actor, str], BulkOutcome]] = {
@@ -148,16 +176,37 @@ WHOLE: dict[str, Callable[[list[Observation], Actor, str], BulkOutcome]] = {
 }
 
 ACTIONS = [
-    BulkAction("accept_top_candidate", "Accept the top candidate when its score is above a threshold",
-               "Accepted the top candidate", _accept_top, asks_threshold=True),
-    BulkAction("mark_parse_uncertain", "Mark as parse_uncertain", "Marked parse_uncertain", _parse_uncertain),
-    BulkAction("mark_no_canonical_record", "Mark as having no canonical record", "Marked no canonical record",
-               _no_record),
-    BulkAction("rerun_resolver", "Re-run the resolver (pinned decisions are kept)", "Re-ran the resolver"),
-    BulkAction("apply_same_text", "Apply this decision to every reference with the same text",
-               "Applied the decision"),
+    BulkAction(
+        "accept_top_candidate",
+        "Accept the top candidate when its score is above a threshold",
+        "Accepted the top candidate",
+        _accept_top,
+        asks_threshold=True,
+    ),
+    BulkAction(
+        "mark_parse_uncertain",
+        "Mark as parse_uncertain",
+        "Marked parse_uncertain",
+        _parse_uncertain,
+    ),
+    BulkAction(
+        "mark_no_canonical_record",
+        "Mark as having no canonical record",
+        "Marked no canonical record",
+        _no_record,
+    ),
+    BulkAction(
+        "rerun_resolver", "Re-run the resolver (pinned decisions are kept)", "Re-ran the resolver"
+    ),
+    BulkAction(
+        "apply_same_text",
+        "Apply this decision to every reference with the same text",
+        "Applied the decision",
+    ),
     BulkAction("merge_duplicates", "Merge duplicates (keep the lowest reference number)", "Merged"),
-    BulkAction("retire_junk", "Delete junk (retire: kept in history, revertible)", "Retired", _retire),
+    BulkAction(
+        "retire_junk", "Delete junk (retire: kept in history, revertible)", "Retired", _retire
+    ),
 ]
 
 
@@ -171,21 +220,29 @@ def _confirm_context(action: BulkAction, rows: list[Observation]) -> dict[str, A
     return extra
 
 
-def run_bulk(action: BulkAction, modeladmin: Any, request: HttpRequest, queryset: QuerySet[Observation]) -> Any:
+def run_bulk(
+    action: BulkAction, modeladmin: Any, request: HttpRequest, queryset: QuerySet[Observation]
+) -> Any:
     """Show the confirmation page, or apply the action once confirmed with a reason."""
     if not can_curate(request):
         messages.error(request, "You may look at references but not change them.")
         return None
     rows = list(queryset.select_related("paper", "resolution")[: BULK_LIMIT + 1])
     if len(rows) > BULK_LIMIT:
-        messages.error(request, f"Select at most {BULK_LIMIT} observations per bulk action (narrow the filters).")
+        messages.error(
+            request,
+            f"Select at most {BULK_LIMIT} observations per bulk action (narrow the filters).",
+        )
         return None
-    form = BulkForm(request.POST if "apply" in request.POST else None,
-                    initial={"threshold": 90.0})
+    form = BulkForm(request.POST if "apply" in request.POST else None, initial={"threshold": 90.0})
     if form.is_bound and form.is_valid():
         actor, reason = curator_actor(request), form.cleaned_data["reason"]
         try:
-            with transaction.atomic(), audited(actor, reason), pghistory.context(bulk_action=action.name):
+            with (
+                transaction.atomic(),
+                audited(actor, reason),
+                pghistory.context(bulk_action=action.name),
+            ):
                 if action.per_observation is not None:
                     outcome = _each(action, rows, _seen(request), actor, reason, form.cleaned_data)
                 else:
@@ -222,4 +279,3 @@ def make_action(action: BulkAction) -> Callable[..., Any]:
     admin_action.short_description = action.title  # type: ignore[attr-defined]
     admin_action.allowed_permissions = ("change",)  # type: ignore[attr-defined]
     return admin_action
-

@@ -17,7 +17,8 @@ LIVE = Q(retired_at__isnull=True)
 QUEUES: dict[str, tuple[str, Q]] = {
     "to_fix": (
         "to fix",
-        LIVE & Q(no_canonical_record=False)
+        LIVE
+        & Q(no_canonical_record=False)
         & (Q(resolution__status__in=TO_FIX) | Q(resolution__isnull=True)),
     ),
     "spot_check": ("verified fuzzy (spot-check)", LIVE & Q(resolution__status=_S.VERIFIED_FUZZY)),

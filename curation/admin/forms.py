@@ -73,14 +73,21 @@ class StateForm(DecisionForm):
 class CorrectForm(DecisionForm):
     """Correct what the reference says: title, year, venue, reference number."""
 
-    work_title = forms.CharField(required=False, label="Title", widget=forms.TextInput(attrs={"size": 60}))
+    work_title = forms.CharField(
+        required=False, label="Title", widget=forms.TextInput(attrs={"size": 60})
+    )
     work_year = forms.IntegerField(required=False, label="Year", min_value=1000, max_value=2100)
-    work_venue = forms.CharField(required=False, label="Venue", widget=forms.TextInput(attrs={"size": 40}))
+    work_venue = forms.CharField(
+        required=False, label="Venue", widget=forms.TextInput(attrs={"size": 40})
+    )
     reference_index = forms.IntegerField(label="Reference number", min_value=0)
 
     def changes(self, observation: Any) -> dict[str, Any]:
         """Return the fields the curator actually changed (blank text means none)."""
-        wanted = {k: self.cleaned_data[k] for k in ("work_title", "work_year", "work_venue", "reference_index")}
+        wanted = {
+            k: self.cleaned_data[k]
+            for k in ("work_title", "work_year", "work_venue", "reference_index")
+        }
         for name in ("work_title", "work_venue"):
             wanted[name] = wanted[name] or None
         return {k: v for k, v in wanted.items() if getattr(observation, k) != v}
@@ -108,6 +115,7 @@ class BulkForm(forms.Form):
     """A bulk action's confirmation: a reason, and the threshold where it applies."""
 
     reason = forms.CharField(
-        max_length=500, widget=forms.TextInput(attrs={"size": 60, "placeholder": "Why? (kept in the history)"})
+        max_length=500,
+        widget=forms.TextInput(attrs={"size": 60, "placeholder": "Why? (kept in the history)"}),
     )
     threshold = forms.FloatField(required=False, min_value=0, max_value=100, initial=90.0)

@@ -9,18 +9,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.apps import apps
+from curation.history import event_model
 
 # Bookkeeping columns: shown nowhere in a diff (the revision is in the heading).
-_HIDDEN = {"pgh_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "pgh_context_id", "pgh_obj", "pgh_context"}
+_HIDDEN = {
+    "pgh_id",
+    "pgh_created_at",
+    "pgh_label",
+    "pgh_obj_id",
+    "pgh_context_id",
+    "pgh_obj",
+    "pgh_context",
+}
 _QUIET = {"revision", "changed_at", "observed_at", "observation_id", "id"}
 TRACKED = ("Observation", "Resolution", "StandingNotice")
 _SHORT = 240
-
-
-def event_model(name: str) -> Any:
-    """Return the pghistory event model of a curation model, by model name."""
-    return apps.get_model("curation", f"{name}Event")
 
 
 def _shown(value: Any) -> str:
@@ -82,7 +85,9 @@ def observation_changes(observation_id: uuid.UUID) -> list[Change]:
     events = [
         (name, event)
         for name in TRACKED
-        for event in event_model(name).objects.filter(pgh_obj_id=observation_id).select_related("pgh_context")
+        for event in event_model(name)
+        .objects.filter(pgh_obj_id=observation_id)
+        .select_related("pgh_context")
     ]
     events.sort(key=lambda pair: (pair[1].pgh_created_at, pair[0] != "Observation", pair[1].pgh_id))
     previous: dict[str, dict[str, Any]] = {}
@@ -94,7 +99,9 @@ def observation_changes(observation_id: uuid.UUID) -> list[Change]:
         change = by_context.get(key)
         if change is None:
             context = event.pgh_context
-            change = Change(event.pgh_created_at, event.pgh_context_id, context.metadata if context else {})
+            change = Change(
+                event.pgh_created_at, event.pgh_context_id, context.metadata if context else {}
+            )
             by_context[key] = change
             changes.append(change)
         change.labels.append(f"{name.lower()} {event.pgh_label}")

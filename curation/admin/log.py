@@ -11,9 +11,8 @@ from django import forms
 from django.db.models import Q
 from django.utils import timezone
 
+from curation.history import event_model
 from curation.states import ChangeSource
-
-from .history import event_model
 
 PAGE_SIZE = 50
 MODELS = {
@@ -31,12 +30,24 @@ ACTIONS = ("insert", "update", "delete")
 class LogFilterForm(forms.Form):
     """What the log is narrowed to."""
 
-    user = forms.CharField(required=False, label="User or task", widget=forms.TextInput(attrs={"placeholder": "user:alice"}))
+    user = forms.CharField(
+        required=False,
+        label="User or task",
+        widget=forms.TextInput(attrs={"placeholder": "user:alice"}),
+    )
     source = forms.ChoiceField(required=False, choices=[("", "any source"), *ChangeSource.choices])
-    model = forms.ChoiceField(required=False, choices=[("", "any model"), *[(k, v) for k, v in MODELS.items()]])
-    action = forms.ChoiceField(required=False, choices=[("", "any action"), *[(a, a) for a in ACTIONS]])
-    since = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
-    until = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
+    model = forms.ChoiceField(
+        required=False, choices=[("", "any model"), *[(k, v) for k, v in MODELS.items()]]
+    )
+    action = forms.ChoiceField(
+        required=False, choices=[("", "any action"), *[(a, a) for a in ACTIONS]]
+    )
+    since = forms.DateField(
+        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    until = forms.DateField(
+        required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
+    )
 
 
 @dataclass

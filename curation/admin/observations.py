@@ -49,8 +49,10 @@ def text_search(queryset: QuerySet[Observation], term: str) -> QuerySet[Observat
         # Paper ids first: an OR over joined tables would defeat every index.
         papers = list(Paper.objects.filter(arxiv_id=value).values_list("pk", flat=True))
         return queryset.filter(
-            Q(paper_id__in=papers) | Q(cited_paper_id__in=papers)
-            | Q(work_arxiv_id=value) | Q(work_pith_arxiv_id=value)
+            Q(paper_id__in=papers)
+            | Q(cited_paper_id__in=papers)
+            | Q(work_arxiv_id=value)
+            | Q(work_pith_arxiv_id=value)
         )
     if scheme == "doi":
         return queryset.filter(work_doi=value)
@@ -150,7 +152,9 @@ class ObservationAdmin(admin.ModelAdmin):
             ("no record", obj.no_canonical_record),
             ("retired", obj.retired_at is not None),
         ]
-        return format_html_join("", '<span class="cr-flag">{}</span>', ((k,) for k, on in shown if on))
+        return format_html_join(
+            "", '<span class="cr-flag">{}</span>', ((k,) for k, on in shown if on)
+        )
 
     # --- permissions: decisions go through the observation page, never the model form -----
 
@@ -198,18 +202,33 @@ class ObservationAdmin(admin.ModelAdmin):
             return self._decide(request, obj)
         return self._render(request, obj, status=200)
 
-    def _render(self, request: HttpRequest, obj: Observation, *, status: int,
-                bound: Any = None, action: str | None = None, stale: Any = None) -> HttpResponse:
+    def _render(
+        self,
+        request: HttpRequest,
+        obj: Observation,
+        *,
+        status: int,
+        bound: Any = None,
+        action: str | None = None,
+        stale: Any = None,
+    ) -> HttpResponse:
         context = {
             **self.admin_site.each_context(request),
-            **observation_page_context(obj, can_change=can_curate(request),
-                                       with_proposal=request.GET.get("rerun") == "1",
-                                       bound=bound, action=action, stale=stale is not None),
+            **observation_page_context(
+                obj,
+                can_change=can_curate(request),
+                with_proposal=request.GET.get("rerun") == "1",
+                bound=bound,
+                action=action,
+                stale=stale is not None,
+            ),
             "opts": self.model._meta,
             "stale": stale,
             "title": f"{obj.paper.arxiv_id} reference {obj.reference_index}",
         }
-        return TemplateResponse(request, "curation/admin/observation_page.html", context, status=status)
+        return TemplateResponse(
+            request, "curation/admin/observation_page.html", context, status=status
+        )
 
     def _decide(self, request: HttpRequest, obj: Observation) -> HttpResponse:
         if not can_curate(request):
@@ -230,13 +249,17 @@ class ObservationAdmin(admin.ModelAdmin):
             return self._render(request, fresh, status=409, bound=form, action=action, stale=exc)
         except CurationError as exc:
             messages.error(request, str(exc))
-            return self._render(request, self._get(request, str(obj.pk)), status=400, bound=form, action=action)
+            return self._render(
+                request, self._get(request, str(obj.pk)), status=400, bound=form, action=action
+            )
         messages.success(request, message)
         return HttpResponseRedirect(request.path)
 
     # --- history ---------------------------------------------------------------------------
 
-    def history_view(self, request: HttpRequest, object_id: str, extra_context: Any = None) -> HttpResponse:
+    def history_view(
+        self, request: HttpRequest, object_id: str, extra_context: Any = None
+    ) -> HttpResponse:
         """Show who changed the reference, when and why, field by field; offer reverts."""
         obj = self._get(request, object_id)
         context = {

@@ -8,6 +8,7 @@ from typing import Any
 
 from django import forms
 
+from curation.history import event_model
 from curation.models import Observation
 from curation.records import observation_v1, record_links
 from curation.references import parse_reference
@@ -15,13 +16,15 @@ from curation.services.observations import same_text_observations
 
 from .candidates import candidates_from_evidence
 from .decisions import DECISIONS
-from .history import event_model, observation_changes
+from .history import observation_changes
 from .resolver_adapter import propose, stored_disagreement
 
 RECENT_CHANGES = 5
 
 
-def _forms(obj: Observation, bound: forms.Form | None, action: str | None, stale: bool) -> dict[str, forms.Form]:
+def _forms(
+    obj: Observation, bound: forms.Form | None, action: str | None, stale: bool
+) -> dict[str, forms.Form]:
     """Return one form per decision, on the revision shown; keep what the curator typed."""
     initial = {
         "revision": obj.revision,
@@ -38,7 +41,9 @@ def _forms(obj: Observation, bound: forms.Form | None, action: str | None, stale
             built[name] = bound  # show the errors next to what was typed
         else:
             # Keep what was typed, on the revision now shown: saving again is a new decision.
-            typed = {k: v for k, v in bound.data.items() if k not in ("revision", "csrfmiddlewaretoken")}
+            typed = {
+                k: v for k, v in bound.data.items() if k not in ("revision", "csrfmiddlewaretoken")
+            }
             built[name] = decision.form(
                 initial={**initial, **typed, "revision": obj.revision}, auto_id=f"id_{name}_%s"
             )
@@ -72,14 +77,23 @@ def _parse(obj: Observation) -> dict[str, Any] | None:
 
 
 def observation_page_context(
-    obj: Observation, *, can_change: bool, with_proposal: bool = False,
-    bound: forms.Form | None = None, action: str | None = None, stale: bool = False,
+    obj: Observation,
+    *,
+    can_change: bool,
+    with_proposal: bool = False,
+    bound: forms.Form | None = None,
+    action: str | None = None,
+    stale: bool = False,
 ) -> dict[str, Any]:
     """Return the template context of the observation page."""
     resolution = getattr(obj, "resolution", None)
     evidence = resolution.evidence if resolution else {}
     parsed = _parse(obj)
-    repairs = (parsed or {}).get("repairs") or (evidence.get("repairs") if isinstance(evidence, dict) else None) or []
+    repairs = (
+        (parsed or {}).get("repairs")
+        or (evidence.get("repairs") if isinstance(evidence, dict) else None)
+        or []
+    )
     links = record_links(obj.paper.arxiv_id)
     return {
         "observation": obj,
@@ -87,7 +101,16 @@ def observation_page_context(
         "status": resolution.status if resolution else "unresolved",
         "parsed": parsed,
         "parsed_fields": [
-            (k, parsed[k]) for k in ("kind", "title", "year", "venue", "first_author_surname", "url", "title_problem")
+            (k, parsed[k])
+            for k in (
+                "kind",
+                "title",
+                "year",
+                "venue",
+                "first_author_surname",
+                "url",
+                "title_problem",
+            )
             if parsed and parsed.get(k) not in (None, "")
         ],
         "identifiers": json.dumps((parsed or {}).get("identifiers") or {}, ensure_ascii=False),

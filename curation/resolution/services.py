@@ -27,6 +27,7 @@ from curation.resolution.resolver import (
     Verdict,
     resolve_inputs,
 )
+from curation.services.works import work_for_doi, work_for_paper
 from curation.states import Origin, ResolutionStatus, ResolverSource
 
 log = logging.getLogger(__name__)
@@ -128,16 +129,12 @@ class _Links:
         doi = verdict.doi or (paper.doi.lower() if paper and paper.doi else None)
         if doi:
             if doi not in self.by_doi:
-                self.by_doi[doi], _ = CitedWork.objects.get_or_create(
-                    doi=doi, defaults={"title": _title(verdict)}
-                )
+                self.by_doi[doi] = work_for_doi(doi, _title(verdict))
             return self.by_doi[doi]
         if paper is None:
             return None
         if paper.arxiv_id not in self.by_arxiv:
-            self.by_arxiv[paper.arxiv_id], _ = CitedWork.objects.get_or_create(
-                arxiv_id=paper.arxiv_id, defaults={"title": paper.title}
-            )
+            self.by_arxiv[paper.arxiv_id] = work_for_paper(paper)
         return self.by_arxiv[paper.arxiv_id]
 
 

@@ -12,15 +12,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.apps import apps
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from ..audit import Actor, audited
-from ..models import CitedWork, Observation, Paper, Resolution
+from ..history import event_model
+from ..models import Observation, Paper, Resolution
 from ..references.normalize import normalize_reference_text
 from ..states import VERIFIED_STATUSES, Origin, ResolutionStatus, ResolverSource
+from .works import canonical_work
 
 CORRECTABLE_FIELDS = ("work_title", "work_year", "work_venue", "reference_index")
 
@@ -49,9 +50,9 @@ class StaleRevision(CurationError):
 
 
 def _last_change(observation_id: uuid.UUID) -> dict[str, Any]:
-    event_model = apps.get_model("curation", "ObservationEvent")
+    events = event_model("Observation")
     event = (
-        event_model.objects.filter(pgh_obj_id=observation_id)
+        events.objects.filter(pgh_obj_id=observation_id)
         .select_related("pgh_context")
         .order_by("-pgh_id")
         .first()
@@ -70,16 +71,6 @@ def _locked(observation: Observation | uuid.UUID, expected_revision: int | None)
             current.pk, expected_revision, current.revision, _last_change(current.pk)
         )
     return current
-
-
-def _canonical_work(doi: str | None, paper: Paper | None) -> CitedWork | None:
-    if doi:
-        return CitedWork.objects.get_or_create(doi=doi.lower())[0]
-    if paper is not None:
-        return CitedWork.objects.get_or_create(
-            arxiv_id=paper.arxiv_id, defaults={"title": paper.title}
-        )[0]
-    return None
 
 
 def _decide(
@@ -114,7 +105,7 @@ def _decide(
     for name, value in (work or {}).items():
         setattr(observation, name, value)
     observation.cited_paper = cited_paper
-    observation.cited_work = _canonical_work(
+    observation.cited_work = canonical_work(
         observation.work_doi if resolver_source == ResolverSource.DOI else None, cited_paper
     )
     observation.pinned = True
@@ -421,8 +412,8 @@ def observation_revert(
     reason: str,
 ) -> Observation:
     """Restore the observation and its resolution as they were at a history event."""
-    observation_events = apps.get_model("curation", "ObservationEvent")
-    resolution_events = apps.get_model("curation", "ResolutionEvent")
+    observation_events = event_model("Observation")
+    resolution_events = event_model("Resolution")
     event = observation_events.objects.filter(pgh_id=event_id, pgh_obj_id=observation.pk).first()
     if event is None:
         raise CurationError(f"history event {event_id} is not a version of this observation")

@@ -12,7 +12,6 @@ from django.utils import timezone
 
 from ..audit import Actor, audited
 from ..models import (
-    CitedWork,
     ExternalCitationMeasurement,
     Observation,
     Paper,
@@ -21,6 +20,7 @@ from ..models import (
 )
 from ..states import Origin
 from ..timefmt import format_micro_offset, parse_timestamp
+from .works import canonical_work
 
 
 class RecordConflict(ValueError):
@@ -91,19 +91,6 @@ def _upsert_paper(arxiv_id: str, values: dict[str, Any], cache: dict[str, Paper]
 
 
 # --- observations ------------------------------------------------------------------------
-
-
-def _cited_work_link(doi: str | None, cited_paper: Paper | None) -> CitedWork | None:
-    """Return the canonical work an observation links to (DOI first, else the arXiv paper)."""
-    if doi:
-        work, _ = CitedWork.objects.get_or_create(doi=doi.lower())
-        return work
-    if cited_paper is not None:
-        work, _ = CitedWork.objects.get_or_create(
-            arxiv_id=cited_paper.arxiv_id, defaults={"title": cited_paper.title}
-        )
-        return work
-    return None
 
 
 def _observation_values(item: dict[str, Any], citing: Paper, cited: Paper | None) -> dict[str, Any]:
@@ -188,7 +175,7 @@ def _import_observation(
         return
     if observation is None:
         observation = Observation.objects.create(
-            id=obs_id, changed_at=now, cited_work=_cited_work_link(doi, cited), **values
+            id=obs_id, changed_at=now, cited_work=canonical_work(doi, cited), **values
         )
         _upsert_imported_part(Resolution, observation, _resolution_values(item))
         _upsert_imported_part(StandingNotice, observation, _notice_values(item))
@@ -202,7 +189,7 @@ def _import_observation(
     changed_parts = _upsert_imported_part(Resolution, observation, _resolution_values(item))
     changed_parts |= _upsert_imported_part(StandingNotice, observation, _notice_values(item))
     if changed or changed_parts:
-        link = _cited_work_link(doi, cited)
+        link = canonical_work(doi, cited)
         observation.cited_work = link
         observation.revision += 1
         observation.changed_at = now

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import uuid
 
-from django.apps import apps
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from ..history import event_model
 from ..models import Observation
 from ..records import observation_v1
 from ..states import ResolutionStatus, ResolverSource
@@ -44,11 +44,10 @@ def _observation_context(value: str) -> dict:  # type: ignore[type-arg]
     if observation is None:
         raise Http404("unknown observation")
     resolution = getattr(observation, "resolution", None)
-    # Event models are made by pghistory at runtime, hence the lookup by name.
     history = [
         event
-        for name in ("ObservationEvent", "ResolutionEvent", "StandingNoticeEvent")
-        for event in apps.get_model("curation", name)
+        for name in ("Observation", "Resolution", "StandingNotice")
+        for event in event_model(name)
         .objects.filter(pgh_obj_id=observation_id)
         .select_related("pgh_context")
     ]
