@@ -4,29 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .notices.events import EventType
+from .states import NoticeReason, NoticeState, ResolutionStatus, ResolverSource
+
 # Import accepts any ISO-8601 offset (converted to UTC on import); export writes one format per
 # field (curation/timefmt.py).
 _TIMESTAMP = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$"
 _UUID = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 _DIGEST = r"^sha256:[0-9a-f]{64}$"
-_STATES = [
-    "verified_exact",
-    "verified_fuzzy",
-    "metadata_mismatch",
-    "unresolved",
-    "malformed_identifier",
-    "parse_uncertain",
-]
-_EVENT_TYPES = [
-    "retraction",
-    "partial_retraction",
-    "correction",
-    "expression_of_concern",
-    "withdrawal",
-    "reinstatement",
-    "removal",
-    "other",
-]
+_STATES = [status.value for status in ResolutionStatus]
+_EVENT_TYPES = [event_type.value for event_type in EventType]
 
 
 def _ts(nullable: bool = False) -> dict[str, Any]:
@@ -111,7 +98,7 @@ _OBSERVATION = _obj(
         "resolution": _obj(
             {
                 "observed_at": _ts(),
-                "resolver_source": {"enum": ["local_arxiv", "pith", "doi", "raw_fallback", None]},
+                "resolver_source": {"enum": [*(s.value for s in ResolverSource), None]},
                 "status": {"enum": _STATES},
             }
         ),
@@ -119,9 +106,9 @@ _OBSERVATION = _obj(
             {
                 "events": {"type": "array", "items": _EVENT},
                 "observation": {"type": "string"},
-                "reason": {"enum": ["canonical_work_link_unavailable", "no_source_answered", None]},
+                "reason": {"enum": [*(r.value for r in NoticeReason), None]},
                 "source_receipts": {"type": "array", "items": _RECEIPT},
-                "state": {"enum": ["measured", "unavailable"]},
+                "state": {"enum": [s.value for s in NoticeState]},
             },
             optional=("observation",),
         ),

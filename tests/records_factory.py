@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 from curation.canonical import context_digest, observation_digest
+from curation.states import ResolutionStatus
 
 T0 = "2026-08-11T12:21:38.800001Z"
 
@@ -78,14 +79,7 @@ def record(
 ) -> dict[str, Any]:
     """Return a v1 record document around the given observations (derived fields filled)."""
     inbound = inbound or []
-    states = [
-        "verified_exact",
-        "verified_fuzzy",
-        "metadata_mismatch",
-        "unresolved",
-        "malformed_identifier",
-        "parse_uncertain",
-    ]
+    states = [status.value for status in ResolutionStatus]
     counts = {s: sum(1 for o in outbound if o["resolution"]["status"] == s) for s in states}
     doc: dict[str, Any] = {
         "as_of": "2026-08-20T03:56:00Z",
