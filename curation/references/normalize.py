@@ -68,25 +68,38 @@ def _unicode_fold(text: str) -> str:
     return CONTROL_CHARS.sub(" ", text.translate(_FOLD))
 
 
-def normalize_reference_text(raw: str) -> str:
-    """Return the stable normalised form of a raw reference, used for observation identity.
-
-    Steps (each idempotent, so the whole is): mojibake fix, NFKC, quote/dash folding,
-    removal of NUL/control characters, casefold, whitespace collapsed, no space before
-    closing punctuation or after opening brackets, repeated punctuation collapsed,
-    outer whitespace and trailing full stops removed. Two references that differ only
-    in these respects are the same observation.
-    """
+def _normalize_once(raw: str) -> str:
     text = _unicode_fold(raw).casefold()
     if not text.isascii():
         # casefold can produce compatibility characters (e.g. "ß" -> "ss" is fine, but
-        # some ligatures need NFKC again), so re-normalise to keep the function idempotent.
+        # some ligatures need NFKC again).
         text = unicodedata.normalize("NFKC", text)
     text = _SPACE.sub(" ", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
     text = _SPACE_AFTER_OPEN.sub(r"\1", text)
     text = _REPEATED_PUNCT.sub(r"\1", text)
     return text.strip().rstrip(". ").strip()
+
+
+def normalize_reference_text(raw: str) -> str:
+    """Return the stable normalised form of a raw reference, used for observation identity.
+
+    Steps: mojibake fix, NFKC, quote/dash folding, removal of NUL/control characters,
+    casefold, whitespace collapsed, no space before closing punctuation or after opening
+    brackets, repeated punctuation collapsed, outer whitespace and trailing full stops
+    removed. Two references that differ only in these respects are the same observation.
+    """
+    text = _normalize_once(raw)
+    if text.isascii():
+        return text  # on ASCII text one pass is already a fixed point
+    # NFKC and casefolding can make a new mojibake fingerprint ("¨Â\x86" -> "̈â†"), which the
+    # next pass would repair: repeat to the fixed point so identity never shifts on re-import.
+    for _ in range(4):
+        again = _normalize_once(text)
+        if again == text:
+            break
+        text = again
+    return text
 
 
 def _strip_accents(text: str) -> str:

@@ -50,3 +50,9 @@ def test_compact_title_is_glue_insensitive() -> None:
     assert compact_title(glued) == compact_title(
         "Training with Confidence: Catching Silent Errors in Deep Learning"
     )
+
+
+def test_normalisation_reaches_its_fixed_point_when_folding_makes_new_mojibake() -> None:
+    # Found by Hypothesis: NFKC of "¨" and casefolding left "â†", which a second pass repaired.
+    once = normalize_reference_text("¨Â\x86¬")
+    assert normalize_reference_text(once) == once
