@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint eval-parse eval-resolve bench bench-catalogue bench-resolve clean-data
+.PHONY: install run test lint eval-parse eval-resolve eval-real bench bench-catalogue bench-resolve clean-data
 
 install: $(STAMP)
 
@@ -37,6 +37,9 @@ eval-parse: install
 
 eval-resolve: install
 	$(PY) bench/eval_resolve.py
+
+eval-real: install
+	$(PY) bench/eval_real.py
 
 bench: install
 	$(PY) bench/bench_parse.py
