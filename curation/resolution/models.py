@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector
 from django.db import models
+from django.db.models import Q
 
 from curation.models import Observation
 from curation.states import ResolutionStatus, ResolverSource
@@ -70,6 +71,9 @@ class ResolutionRun(models.Model):
     changed = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
     errors = models.JSONField(default=list, blank=True, help_text="The first errors, per item")
+    dispatched_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its unfinished chunks were last queued"
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -90,10 +94,19 @@ class ResolutionChunk(models.Model):
     number = models.PositiveIntegerField()
     observation_ids = models.JSONField()
     done_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a worker last took it (its lease)"
+    )
+    attempts = models.PositiveIntegerField(default=0, help_text="How many times a worker took it")
+    last_error = models.TextField(blank=True, default="")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["run", "number"], name="resolution_chunk_unique")
+        ]
+        # Resume and the stale-run sweep read only a run's unfinished chunks.
+        indexes = [
+            models.Index(fields=["run"], condition=Q(done_at__isnull=True), name="chunk_unfinished")
         ]
 
     def __str__(self) -> str:
