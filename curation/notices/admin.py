@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -25,8 +26,8 @@ from .models import (
     ReviewStatus,
     SourceReceipt,
 )
-from .selectors import affected_observations
-from .services import review_decide
+from .reviews import StaleReview, last_review_change, review_decide, review_history
+from .selectors import QUEUE, affected_observations
 
 # The index shows the count of unreviewed retractions and expressions of concern.
 admin.site.index_template = "notices/admin/index.html"
@@ -57,11 +58,25 @@ class QueueFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         value = self.value() or ReviewStatus.NEW
+        if value == ReviewStatus.NEW:
+            return queryset.filter(QUEUE)  # the queue, as the admin index counts it
         return queryset if value == "all" else queryset.filter(status=value)
 
 
+KEEP_MINE, KEEP_CURRENT = "mine", "current"
+CONFLICT_CHOICES = [
+    (KEEP_MINE, "Save my decision and note over the current ones"),
+    (KEEP_CURRENT, "Keep the current decision (discard mine)"),
+]
+
+
 class DecisionForm(forms.ModelForm):
-    """Confirm, or dismiss as a false match; either way with a note."""
+    """Confirm, or dismiss as a false match; either way with a note, on the revision shown.
+
+    A decision made on a page another reviewer has since changed is refused: the form comes
+    back with the current decision beside the reviewer's own, and saves again only with an
+    explicit choice made on the revision shown there (nothing is merged).
+    """
 
     decision = forms.ChoiceField(
         choices=[
@@ -73,10 +88,80 @@ class DecisionForm(forms.ModelForm):
     decision_note = forms.CharField(
         label="Note", widget=forms.Textarea(attrs={"rows": 3}), required=True, strip=True
     )
+    revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    conflict_revision = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    on_conflict = forms.ChoiceField(
+        label="Your decision was not saved",
+        choices=CONFLICT_CHOICES,
+        required=False,
+        widget=forms.HiddenInput,
+    )
 
     class Meta:
         model = NoticeReview
         fields: list[str] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # What the reviewer saw: the stored values when the page was drawn.
+        self.fields["revision"].initial = self.instance.revision
+        self.before = (self.instance.status, self.instance.note, self.instance.revision)
+        self.conflict: ReviewConflict | None = None
+        self.expected_revision: int | None = None
+        self.keep_current = False
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        current = self.instance.revision
+        shown, choice = data.get("conflict_revision"), data.get("on_conflict")
+        if data.get("revision") == current:
+            self.expected_revision = current
+        elif shown == current and choice == KEEP_MINE:
+            self.expected_revision = current  # chosen on the current values, shown beside
+        elif shown == current and choice == KEEP_CURRENT:
+            self.keep_current = True
+        elif data.get("revision") is not None:
+            self._refuse(current)
+        return data
+
+    def _refuse(self, current: int) -> None:
+        """Show the current values beside the reviewer's and ask for an explicit choice."""
+        review = self.instance
+        self.conflict = ReviewConflict(
+            changed=describe_review_change(review),
+            rows=[
+                ("Decision", self.data.get("decision") or "—", review.status),
+                ("Note", self.data.get("decision_note") or "—", review.note or "—"),
+            ],
+        )
+        # The revision of the values shown goes into its own field: the stale `revision`
+        # posted again, without a choice, is refused again.
+        data: Any = dict(self.data.items())
+        data["conflict_revision"], data["on_conflict"] = str(current), ""
+        self.data = data
+        self.fields["on_conflict"].widget = forms.RadioSelect(choices=CONFLICT_CHOICES)
+        self.add_error("on_conflict", "choose whether your decision replaces the current one")
+        raise forms.ValidationError(
+            f"Not saved: {self.conflict.changed}. Compare, then choose below."
+        )
+
+
+@dataclass
+class ReviewConflict:
+    """A refused decision: who changed the review, and (what, yours, current) rows."""
+
+    changed: str
+    rows: list[tuple[str, str, str]]
+
+
+def describe_review_change(review: NoticeReview) -> str:
+    """Return who last changed the review, when, and why, in one sentence."""
+    change = last_review_change(review.pk)
+    who = change.get("actor") or "someone"
+    return (
+        f"{who} made it {review.status} at {change.get('at') or review.decided_at} "
+        f"({change.get('reason') or 'no reason recorded'}); it is now revision {review.revision}"
+    )
 
 
 def _cited_by_count() -> Subquery:
@@ -109,16 +194,21 @@ class NoticeReviewAdmin(admin.ModelAdmin):
     search_fields = ("=event__work__doi", "=event__work__arxiv_id", "=event__notice_doi")
     ordering = ("severity", "-opened_at")
     show_full_result_count = False
+    change_form_template = "notices/admin/review_change_form.html"
     fields = (
         "event_summary",
         "affected",
         "status",
         "reviewer",
         "note",
+        "decisions",
         "decision",
         "decision_note",
+        "revision",
+        "conflict_revision",
+        "on_conflict",
     )
-    readonly_fields = ("event_summary", "affected", "status", "reviewer", "note")
+    readonly_fields = ("event_summary", "affected", "status", "reviewer", "note", "decisions")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[NoticeReview]:
         return (
@@ -134,15 +224,72 @@ class NoticeReviewAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> Any:
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except StaleReview:
+            # Changed between the form's check and the service's: the admin's transaction
+            # rolled back, and the form, drawn again on the stored review, shows the conflict.
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
     def save_model(self, request: HttpRequest, obj: NoticeReview, form: Any, change: bool) -> None:
-        # The service writes (with who and why); the form itself changes no column.
+        # The service writes (with who and why) on the revision the reviewer decided on; the
+        # form itself changes no column.
+        if form.keep_current:
+            return
         review_decide(
             review_id=obj.pk,
             decision=form.cleaned_data["decision"],
             note=form.cleaned_data["decision_note"],
+            expected_revision=form.expected_revision,
             actor=admin_actor(request),
         )
         obj.refresh_from_db()
+
+    def construct_change_message(
+        self, request: HttpRequest, form: Any, formsets: Any, add: bool = False
+    ) -> list[dict[str, dict[str, list[str]]]]:
+        """Return the change with its values: decision and note before and after."""
+        status, note, revision = form.before
+        if form.keep_current:
+            kept = f"nothing: the current decision ({status}, revision {revision}) was kept"
+            return [{"changed": {"fields": [kept]}}]
+        after = form.instance
+        values = [
+            f"decision from {status} to {after.status}",
+            f"note from {note!r} to {after.note!r}",
+            f"revision from {revision} to {after.revision}",
+        ]
+        return [{"changed": {"fields": values}}]
+
+    @admin.display(description="decisions so far")
+    def decisions(self, obj: NoticeReview) -> str:
+        rows = [
+            (
+                change.at,
+                change.actor,
+                change.source,
+                change.status,
+                change.note or "—",
+                change.revision,
+            )
+            for change in review_history(obj.pk)
+        ]
+        return format_html(
+            '<table id="review-history"><tr><th>when</th><th>who</th><th>from</th>'
+            "<th>decision</th><th>note</th><th>revision</th></tr>{}</table>",
+            format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                rows,
+            ),
+        )
 
     @admin.display(description="event", ordering="severity")
     def event_type(self, obj: NoticeReview) -> str:

@@ -152,6 +152,9 @@ class NoticeReview(models.Model):
     )
     note = models.TextField(blank=True, default="")
     decided_at = models.DateTimeField(null=True, blank=True)
+    revision = models.PositiveIntegerField(
+        default=1, help_text="Bumped on every change: a decision names the revision it was made on"
+    )
 
     class Meta:
         ordering = ["severity", "-opened_at"]

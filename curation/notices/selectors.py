@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Exists, Max, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.db.models.functions import Lower
 
 from curation.models import CitedWork, Observation, Paper
 
 from .crossref_updates import crossref_query_doi
 from .events import EventType, arxiv_id_from_doi, canonical_doi, is_arxiv_doi
-from .models import NoticeEvent, NoticeReview, RetractionWatchImport, ReviewStatus, SourceReceipt
+from .models import NoticeReview, RetractionWatchImport, ReviewStatus
 
 # The events that make staff drop what they are doing: these notify and are counted on the
 # admin index. A correction qualifies a work; these put its findings in doubt.
@@ -48,24 +48,6 @@ def work_keys(work: CitedWork) -> WorkKeys:
         arxiv_id=arxiv_id,
         paper=paper,
     )
-
-
-def latest_answered_receipts(work: CitedWork) -> list[SourceReceipt]:
-    """Return the latest answered receipt of each source for a work, sorted by source.
-
-    A failed query leaves the source's earlier answer standing (with its older time), so a
-    timeout neither hides a retraction already found nor turns into "no event".
-    """
-    return list(
-        SourceReceipt.objects.filter(work=work, outcome="answered")
-        .order_by("source", "-observed_at")
-        .distinct("source")
-    )
-
-
-def public_events(work: CitedWork) -> list[NoticeEvent]:
-    """Return the events a record shows for a work: still reported, not dismissed."""
-    return list(NoticeEvent.objects.filter(work=work, still_reported=True, dismissed=False))
 
 
 def observations_of(work: CitedWork) -> QuerySet[Observation]:
@@ -131,17 +113,34 @@ def cited_works_for_dois(dois: set[str]) -> set[int]:
 _CHUNK = 5000  # PostgreSQL takes at most 65,535 parameters in one statement
 
 
+# The open reviews: the queue page and the admin index count the same rows.
+QUEUE = Q(status=ReviewStatus.NEW)
+
+
 def review_queue() -> QuerySet[NoticeReview]:
     """Return the open reviews, most severe first, then newest."""
     return (
-        NoticeReview.objects.filter(status=ReviewStatus.NEW)
+        NoticeReview.objects.filter(QUEUE)
         .select_related("event__work")
         .order_by("severity", "-opened_at")
     )
 
 
+@dataclass(frozen=True)
+class QueueCounts:
+    """How many reviews the queue lists, and how many of them are alerts."""
+
+    total: int
+    alerts: int
+
+
+def review_queue_counts() -> QueueCounts:
+    """Return the queue's size and its retractions and expressions of concern, in one query."""
+    alert = Q(event__type__in=ALERT_TYPES, event__superseded=False)
+    counts = review_queue().order_by().aggregate(total=Count("pk"), alerts=Count("pk", filter=alert))
+    return QueueCounts(total=counts["total"], alerts=counts["alerts"])
+
+
 def unreviewed_alert_count() -> int:
     """Return how many retractions and expressions of concern await review."""
-    return NoticeReview.objects.filter(
-        status=ReviewStatus.NEW, event__type__in=ALERT_TYPES, event__superseded=False
-    ).count()
+    return review_queue_counts().alerts

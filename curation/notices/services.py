@@ -18,13 +18,11 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from curation.audit import Actor, audited
-from curation.models import CitedWork, Observation, StandingNotice
-from curation.records import no_event_sentence
-from curation.states import NoticeReason, NoticeState, Origin
-from curation.timefmt import format_micro_offset
+from curation.models import CitedWork, Observation
 
 from . import events as ev
 from . import retraction_watch as rw
+from .follow import locked_with_notices, notice_values_by_work, store_computed_notices
 from .models import (
     NoticeEvent,
     NoticeReview,
@@ -36,10 +34,13 @@ from .models import (
 )
 from .notify import notify_reviewers
 from .retraction_watch import RetractionWatchRow
-from .selectors import latest_answered_receipts, observations_of, public_events, work_keys
+from .reviews import MissingNote, StaleReview, review_decide
+from .selectors import observations_of, work_keys
 from .sources import CrossrefLike, SourceAnswer, ask_sources
 
 ALL_SOURCES: tuple[str, ...] = tuple(NoticeSource.values)
+
+__all__ = ["MissingNote", "StaleReview", "review_decide"]  # reviews live in .reviews
 
 # What makes an event "changed" (and reopens its review); `superseded` only records that a
 # later notice replaced the paper's state, which is not a change of this notice.
@@ -52,10 +53,6 @@ _CONTENT_FIELDS = (
     "reasons",
     "source_record_id",
 )
-
-
-class MissingNote(ValueError):
-    """A review decision was attempted without a note."""
 
 
 @dataclass
@@ -198,6 +195,7 @@ def _open_reviews(events: Iterable[NoticeEvent], now: datetime) -> list[NoticeRe
         else:
             review.status, review.severity, review.opened_at = ReviewStatus.NEW, event.severity, now
             review.reviewer, review.note, review.decided_at = None, "", None
+            review.revision += 1  # a decision made on the old content is now stale
         review.save()
         if event.dismissed:
             # The dismissal judged the old content; what the source says now is public again.
@@ -212,78 +210,20 @@ def _open_reviews(events: Iterable[NoticeEvent], now: datetime) -> list[NoticeRe
 
 def notice_values(work: CitedWork | None) -> dict[str, Any]:
     """Return the v1 standing-notice fields for an observation of this work (SPEC §4)."""
-    if work is None:
-        return _unavailable(NoticeReason.CANONICAL_WORK_LINK_UNAVAILABLE)
-    receipts = [
-        {"observed_at": format_micro_offset(r.observed_at), "source": r.source}
-        for r in latest_answered_receipts(work)
-    ]
-    if not receipts:
-        return _unavailable(NoticeReason.NO_SOURCE_ANSWERED)
-    events = sorted((e.to_v1() for e in public_events(work)), key=ev.v1_sort_key)
-    latest = max(str(r["observed_at"]) for r in receipts)  # one fixed-width format: text order
-    return {
-        "state": NoticeState.MEASURED.value,
-        "reason": None,
-        "events": events,
-        "source_receipts": receipts,
-        "observation_text": None if events else no_event_sentence(latest),
-    }
-
-
-def _unavailable(reason: NoticeReason) -> dict[str, Any]:
-    return {
-        "state": NoticeState.UNAVAILABLE.value,
-        "reason": reason.value,
-        "events": [],
-        "source_receipts": [],
-        "observation_text": None,
-    }
+    work_id = work.pk if work is not None else None
+    return notice_values_by_work([work_id])[work_id]
 
 
 def _recompute(
     observations: QuerySet[Observation], now: datetime, outcome: RefreshOutcome | None = None
 ) -> None:
     """Store the computed notice of each observation; bump it only on substantive change."""
-    by_work: dict[int | None, dict[str, Any]] = {}
-    locked = observations.select_related("cited_work", "standing_notice").select_for_update(
-        of=("self",)
+    changed, seen = store_computed_notices(
+        locked_with_notices(observations), now, bump_revision=True
     )
-    for observation in locked:
-        if observation.cited_work_id not in by_work:
-            by_work[observation.cited_work_id] = notice_values(observation.cited_work)
-        values = by_work[observation.cited_work_id]
-        if _store_notice(observation, values, now):
-            observation.revision += 1
-            observation.changed_at = now
-            observation.save(update_fields=["revision", "changed_at"])
-            if outcome is not None:
-                outcome.notices_changed += 1
-        if outcome is not None:
-            outcome.notices_refreshed += 1
-
-
-def _store_notice(observation: Observation, values: dict[str, Any], now: datetime) -> bool:
-    """Write the computed notice; return whether it changed substantively (state or events).
-
-    Receipt times alone are not substantive (SPEC §1 "Caching"): they change the record's
-    digest but not the observation's revision or `changed_at`.
-    """
-    notice: StandingNotice | None = getattr(observation, "standing_notice", None)
-    if notice is None:
-        StandingNotice.objects.create(
-            observation=observation, origin=Origin.COMPUTED, refreshed_at=now, **values
-        )
-        return True
-    substantive = (notice.state, notice.reason, notice.events) != (
-        values["state"],
-        values["reason"],
-        values["events"],
-    )
-    for name, value in {**values, "origin": Origin.COMPUTED, "refreshed_at": now}.items():
-        setattr(notice, name, value)
-    notice.save()
-    return substantive
+    if outcome is not None:
+        outcome.notices_changed += changed
+        outcome.notices_refreshed += seen
 
 
 @transaction.atomic
@@ -292,31 +232,6 @@ def recompute_notices(*, observations: Iterable[Observation], actor: Actor, reas
     with audited(actor, reason):
         ids = [observation.pk for observation in observations]
         _recompute(Observation.objects.filter(pk__in=ids), timezone.now())
-
-
-# --- review ----------------------------------------------------------------------------------
-
-
-@transaction.atomic
-def review_decide(*, review_id: int, decision: str, note: str, actor: Actor) -> NoticeReview:
-    """Confirm an event or dismiss it as a false match; a dismissed event leaves the records."""
-    if decision not in (ReviewStatus.CONFIRMED, ReviewStatus.DISMISSED):
-        raise ValueError(f"a review decides confirmed or dismissed, not {decision!r}")
-    if not note or not note.strip():
-        raise MissingNote("a review decision needs a note")
-    now = timezone.now()
-    with audited(actor, f"notice review {decision}: {note.strip()}"):
-        review = NoticeReview.objects.select_for_update().select_related("event").get(pk=review_id)
-        review.status, review.note, review.decided_at = decision, note.strip(), now
-        review.reviewer_id = actor.user_id
-        review.save()
-        event = review.event
-        dismissed = decision == ReviewStatus.DISMISSED
-        if event.dismissed != dismissed:
-            event.dismissed = dismissed
-            event.save(update_fields=["dismissed"])
-            _recompute(observations_of(event.work), now)
-    return review
 
 
 # --- Retraction Watch import -----------------------------------------------------------------

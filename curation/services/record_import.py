@@ -18,7 +18,8 @@ from ..models import (
     Resolution,
     StandingNotice,
 )
-from ..states import Origin
+from ..notices.follow import standing_notices_follow_links
+from ..states import VERIFIED_STATUSES, Origin, ResolverSource
 from ..timefmt import format_micro_offset, parse_timestamp
 from .works import canonical_work
 
@@ -96,12 +97,13 @@ def _upsert_paper(arxiv_id: str, values: dict[str, Any], cache: dict[str, Paper]
 def _observation_values(item: dict[str, Any], citing: Paper, cited: Paper | None) -> dict[str, Any]:
     citation = item["citation"]
     work = citation["cited_work"]
+    # Ids, not instances: comparing a foreign key by instance would load it once per observation.
     values: dict[str, Any] = {
-        "paper": citing,
+        "paper_id": citing.pk,
         "source": citation["source"],
         "reference_index": citation["reference_index"],
         "source_observed_at": parse_timestamp(citation["source_observed_at"]),
-        "cited_paper": cited,
+        "cited_paper_id": cited.pk if cited is not None else None,
         "work_described": work is not None,
     }
     work = work or {}
@@ -162,41 +164,73 @@ def _upsert_imported_part(
     return bool(changed)
 
 
+# What a resolution decides (SPEC §2's table): once citerec or a curator has resolved an
+# observation, its link is theirs, and a re-import leaves it (SPEC §1 "Imported versus computed").
+_LINK_FIELDS = ("cited_paper_id", "work_pith_arxiv_id")
+
+
+def _file_owned(observation: Observation, values: dict[str, Any]) -> dict[str, Any]:
+    """Return the values the file still owns for a stored observation."""
+    resolution: Resolution | None = getattr(observation, "resolution", None)
+    if resolution is None or resolution.origin == Origin.IMPORTED:
+        return values
+    owned = {k: v for k, v in values.items() if k not in _LINK_FIELDS}
+    if resolution.resolver_source == ResolverSource.DOI and resolution.status in VERIFIED_STATUSES:
+        del owned["work_doi"]  # the DOI the resolution verified, not the one the file describes
+    return owned
+
+
 def _import_observation(
     item: dict[str, Any], citing: Paper, cited: Paper | None, now: datetime, outcome: ImportOutcome
-) -> None:
+) -> uuid.UUID | None:
+    """Store one observation; return its id when its canonical link changed."""
     obs_id = uuid.UUID(item["observation_id"])
     values = _observation_values(item, citing, cited)
-    doi = values["work_doi"]
-    observation = Observation.objects.select_for_update().filter(pk=obs_id).first()
-    if observation is not None and observation.pinned:
-        outcome.warnings.append(f"observation {obs_id} is pinned by a curator; the import left it")
-        outcome.unchanged += 1
-        return
+    observation = (
+        Observation.objects.select_for_update(of=("self",))
+        .select_related("resolution")
+        .filter(pk=obs_id)
+        .first()
+    )
     if observation is None:
         observation = Observation.objects.create(
-            id=obs_id, changed_at=now, cited_work=canonical_work(doi, cited), **values
+            id=obs_id, changed_at=now, cited_work=canonical_work(values["work_doi"], cited), **values
         )
         _upsert_imported_part(Resolution, observation, _resolution_values(item))
         _upsert_imported_part(StandingNotice, observation, _notice_values(item))
         outcome.created += 1
-        return
+        return None
     if observation.paper_id != citing.pk:
         raise RecordConflict(
             f"observation {obs_id} already belongs to arXiv:{observation.paper.arxiv_id}"
         )
-    changed = _apply(observation, {**values, "retired_at": None})
+    owned = {**_file_owned(observation, values), "retired_at": None}
+    if observation.pinned:
+        differ = sorted(name for name, value in owned.items() if getattr(observation, name) != value)
+        if differ:
+            outcome.warnings.append(
+                f"observation {obs_id} is pinned by a curator; the file's "
+                f"{', '.join(differ)} were not applied"
+            )
+        outcome.unchanged += 1
+        return None
+    changed = _apply(observation, owned)
     changed_parts = _upsert_imported_part(Resolution, observation, _resolution_values(item))
     changed_parts |= _upsert_imported_part(StandingNotice, observation, _notice_values(item))
-    if changed or changed_parts:
-        link = canonical_work(doi, cited)
-        observation.cited_work = link
-        observation.revision += 1
-        observation.changed_at = now
-        observation.save()
-        outcome.updated += 1
-    else:
+    if not (changed or changed_parts):
         outcome.unchanged += 1
+        return None
+    relinked = None
+    if "cited_paper_id" in owned:  # the file still owns the link: the canonical work follows it
+        work = canonical_work(observation.work_doi, cited)
+        if observation.cited_work_id != (work.pk if work else None):
+            observation.cited_work = work
+            relinked = obs_id
+    observation.revision += 1
+    observation.changed_at = now
+    observation.save()
+    outcome.updated += 1
+    return relinked
 
 
 def _papers_of(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -252,16 +286,20 @@ def record_import(*, document: dict[str, Any], actor: Actor, reason: str) -> Imp
         for paper_id, values in _papers_of(document).items():
             _upsert_paper(paper_id, values, papers)
         paper = papers[arxiv_id]
+        relinked = []
         for item in document["outbound"] + document["inbound"]:
             citation = item["citation"]
             cited = citation["cited_paper"]
-            _import_observation(
-                item,
-                papers[citation["citing_paper"]["arxiv_id"]],
-                papers[cited["arxiv_id"]] if cited else None,
-                now,
-                outcome,
+            relinked.append(
+                _import_observation(
+                    item,
+                    papers[citation["citing_paper"]["arxiv_id"]],
+                    papers[cited["arxiv_id"]] if cited else None,
+                    now,
+                    outcome,
+                )
             )
+        standing_notices_follow_links([pk for pk in relinked if pk is not None])
         kept = {uuid.UUID(item["observation_id"]) for item in document["outbound"]}
         outcome.retired += _retire_missing(paper, kept, now, outcome)
         if _replace_measurements(paper, document["external_citation_measurements"]):

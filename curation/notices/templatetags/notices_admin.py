@@ -1,15 +1,15 @@
-"""Template tags for the admin index: the count of notices awaiting review."""
+"""Template tags for the admin index: the notices awaiting review, counted as the queue lists them."""
 
 from __future__ import annotations
 
 from django import template
 
-from curation.notices.selectors import unreviewed_alert_count
+from curation.notices.selectors import QueueCounts, review_queue_counts
 
 register = template.Library()
 
 
 @register.simple_tag
-def unreviewed_notice_alerts() -> int:
-    """Return how many retractions and expressions of concern await review."""
-    return unreviewed_alert_count()
+def review_queue_size() -> QueueCounts:
+    """Return how many reviews the queue lists, and how many are retractions or concerns."""
+    return review_queue_counts()

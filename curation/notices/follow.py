@@ -1,0 +1,213 @@
+"""Standing notices computed from stored source data, and kept in step with links (SPEC §1, §4).
+
+An observation's standing notice is the notice of its canonical work. When its link changes (a
+resolver verdict, a curator's decision, a re-import), the notice is recomputed in the same
+transaction from the receipts and events already stored: no source is asked here. A linked work
+no source was ever asked about is queued for a refresh once the change commits.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections import defaultdict
+from collections.abc import Collection, Iterable
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from curation.models import Observation, StandingNotice
+from curation.records import no_event_sentence
+from curation.states import NoticeReason, NoticeState, Origin
+from curation.timefmt import format_micro_offset
+
+from . import events as ev
+from .models import NoticeEvent, ReceiptOutcome, SourceReceipt
+
+log = logging.getLogger(__name__)
+
+_NOTICE_FIELDS = ("state", "reason", "observation_text", "events", "source_receipts")
+_CHUNK = 1000  # observations per statement, far below PostgreSQL's 65,535 parameters
+
+
+def unavailable(reason: NoticeReason) -> dict[str, Any]:
+    """Return the v1 notice fields of an unavailable notice."""
+    return {
+        "state": NoticeState.UNAVAILABLE.value,
+        "reason": reason.value,
+        "events": [],
+        "source_receipts": [],
+        "observation_text": None,
+    }
+
+
+def _measured(receipts: list[SourceReceipt], events: list[NoticeEvent]) -> dict[str, Any]:
+    if not receipts:
+        return unavailable(NoticeReason.NO_SOURCE_ANSWERED)
+    shown = [
+        {"observed_at": format_micro_offset(r.observed_at), "source": r.source}
+        for r in sorted(receipts, key=lambda r: r.source)
+    ]
+    latest = max(str(r["observed_at"]) for r in shown)  # one fixed-width format: text order
+    v1_events = sorted((e.to_v1() for e in events), key=ev.v1_sort_key)
+    return {
+        "state": NoticeState.MEASURED.value,
+        "reason": None,
+        "events": v1_events,
+        "source_receipts": shown,
+        "observation_text": None if v1_events else no_event_sentence(latest),
+    }
+
+
+def notice_values_by_work(work_ids: Collection[int | None]) -> dict[int | None, dict[str, Any]]:
+    """Return the v1 notice fields for observations of each work (None: no canonical link).
+
+    Two statements for any number of works: each source's latest answered receipt (a failed
+    query leaves the earlier answer standing), and the events still reported and not dismissed.
+    """
+    ids = sorted({w for w in work_ids if w is not None})
+    receipts: dict[int, list[SourceReceipt]] = defaultdict(list)
+    events: dict[int, list[NoticeEvent]] = defaultdict(list)
+    if ids:
+        answered = (
+            SourceReceipt.objects.filter(work_id__in=ids, outcome=ReceiptOutcome.ANSWERED)
+            .order_by("work_id", "source", "-observed_at")
+            .distinct("work_id", "source")
+        )
+        for receipt in answered:
+            receipts[receipt.work_id].append(receipt)
+        public = NoticeEvent.objects.filter(work_id__in=ids, still_reported=True, dismissed=False)
+        for event in public:
+            events[event.work_id].append(event)
+    values: dict[int | None, dict[str, Any]] = {
+        None: unavailable(NoticeReason.CANONICAL_WORK_LINK_UNAVAILABLE)
+    }
+    values.update((w, _measured(receipts[w], events[w])) for w in ids)
+    return values
+
+
+def _differs(notice: StandingNotice, values: dict[str, Any]) -> bool:
+    return notice.origin != Origin.COMPUTED or any(
+        getattr(notice, name) != values[name] for name in _NOTICE_FIELDS
+    )
+
+
+def _substantive(notice: StandingNotice | None, values: dict[str, Any]) -> bool:
+    """Return whether the state or events change; receipt times alone do not (SPEC §1)."""
+    if notice is None:
+        return True
+    return (notice.state, notice.reason, notice.events) != (
+        values["state"],
+        values["reason"],
+        values["events"],
+    )
+
+
+def store_computed_notices(
+    observations: Iterable[Observation], now: datetime, *, bump_revision: bool
+) -> tuple[int, int]:
+    """Store each observation's computed notice; return (substantively changed, seen).
+
+    Observations must come locked, with `standing_notice` selected. Only notices that differ
+    are written, each table in one statement. With `bump_revision`, an observation whose notice
+    changed substantively gets a new revision and `changed_at` (a caller that changed the link
+    has bumped them already, for the same change).
+    """
+    observations = list(observations)
+    by_work = notice_values_by_work([o.cited_work_id for o in observations])
+    created: list[StandingNotice] = []
+    updated: list[StandingNotice] = []
+    substantive: list[Observation] = []
+    for observation in observations:
+        values = by_work[observation.cited_work_id]
+        notice: StandingNotice | None = getattr(observation, "standing_notice", None)
+        if _substantive(notice, values):
+            substantive.append(observation)
+        if notice is None:
+            created.append(
+                StandingNotice(
+                    observation=observation, origin=Origin.COMPUTED, refreshed_at=now, **values
+                )
+            )
+        elif _differs(notice, values):
+            for name in _NOTICE_FIELDS:
+                setattr(notice, name, values[name])
+            notice.origin, notice.refreshed_at = Origin.COMPUTED, now
+            updated.append(notice)
+    if created:
+        StandingNotice.objects.bulk_create(created)
+    if updated:
+        StandingNotice.objects.bulk_update(updated, [*_NOTICE_FIELDS, "origin", "refreshed_at"])
+    if substantive and bump_revision:
+        for observation in substantive:
+            observation.revision += 1
+            observation.changed_at = now
+        Observation.objects.bulk_update(substantive, ["revision", "changed_at"])
+    return len(substantive), len(observations)
+
+
+def locked_with_notices(observations: QuerySet[Observation]) -> QuerySet[Observation]:
+    """Return the observations locked in primary-key order (no deadlock), notices selected."""
+    return (
+        observations.select_related("standing_notice", "resolution")
+        .select_for_update(of=("self",))
+        .order_by("pk")
+    )
+
+
+def _still_imported(observation: Observation) -> bool:
+    """Return whether citerec has not judged the observation yet (SPEC §1): keep the import's."""
+    notice = getattr(observation, "standing_notice", None)
+    resolution = getattr(observation, "resolution", None)
+    return (
+        notice is not None
+        and notice.origin == Origin.IMPORTED
+        and (resolution is None or resolution.origin == Origin.IMPORTED)
+    )
+
+
+def standing_notices_follow_links(
+    observation_ids: Iterable[uuid.UUID], *, bump_revision: bool = False
+) -> int:
+    """Recompute the notices of observations whose link changed; return how many changed.
+
+    Call inside the transaction and audit context of the write that changed the links. An
+    observation still as imported (its resolution and notice both the record's) keeps the
+    record's notice. Works nobody has asked about yet are queued for a refresh on commit.
+    """
+    ids = sorted(set(observation_ids))
+    now = timezone.now()
+    changed = 0
+    asked: list[int] = []
+    for start in range(0, len(ids), _CHUNK):
+        chunk = Observation.objects.filter(pk__in=ids[start : start + _CHUNK])
+        followed = [o for o in locked_with_notices(chunk) if not _still_imported(o)]
+        changed += store_computed_notices(followed, now, bump_revision=bump_revision)[0]
+        asked += [o.cited_work_id for o in followed if o.cited_work_id is not None]
+    _refresh_never_asked(asked)
+    return changed
+
+
+def _refresh_never_asked(work_ids: list[int]) -> None:
+    """Queue a refresh, after commit, of each work that has no receipt at all yet."""
+    wanted = set(work_ids)
+    if not wanted:
+        return
+    known = set(
+        SourceReceipt.objects.filter(work_id__in=sorted(wanted))
+        .values_list("work_id", flat=True)
+        .distinct()
+    )
+    never = sorted(wanted - known)
+    if never:
+        transaction.on_commit(lambda: _queue_refreshes(never), robust=True)
+
+
+def _queue_refreshes(work_ids: list[int]) -> None:
+    from .tasks import refresh_work  # tasks import the services: imported when first needed
+
+    for work_id in work_ids:
+        refresh_work.delay(work_id, reason="first notice check of a newly linked work")
