@@ -179,7 +179,9 @@ def _coverage(
     """Return the four coverage lanes in their fixed order."""
     # All stored timestamps share one fixed-width UTC format, so max() on text is max() on time.
     receipts = [r["observed_at"] for o in outbound for r in o["standing_notice"]["source_receipts"]]
-    with_notice = sum(1 for o in data.outbound if getattr(o, "standing_notice", None) is not None)
+    # SPEC §1: observations with a notice state. Every observation has one, stored or not
+    # ("canonical work link unavailable" is a state too), so a record citerec built counts all.
+    with_notice = sum(1 for o in outbound if o["standing_notice"]["state"])
     measured_at = [m.document.get("observed_at") for m in data.measurements]
     return [
         _coverage_lane(

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from curation.history import event_model
 from curation.models import Observation, StandingNotice
 from curation.records import no_event_sentence
 from curation.states import NoticeReason, NoticeState, Origin
@@ -211,3 +212,21 @@ def _queue_refreshes(work_ids: list[int]) -> None:
 
     for work_id in work_ids:
         refresh_work.delay(work_id, reason="first notice check of a newly linked work")
+
+
+def standing_notice_revert(observation: Observation, event: Any) -> None:
+    """Restore the notice an observation had at one of its history events, then follow its link.
+
+    `event` is the observation's history event being restored. The notice of that version is
+    the one written in the same change, else the last one before it. Restored as imported, it
+    stays as the record had it (SPEC §1); otherwise it is recomputed for the restored link.
+    """
+    versions = event_model("StandingNotice").objects.filter(pgh_obj_id=observation.pk)
+    then = (
+        versions.filter(pgh_context_id=event.pgh_context_id).order_by("-pgh_id").first()
+        or versions.filter(pgh_created_at__lt=event.pgh_created_at).order_by("-pgh_id").first()
+    )
+    if then is not None and then.pgh_label != "delete":
+        values = {name: getattr(then, name) for name in (*_NOTICE_FIELDS, "origin", "refreshed_at")}
+        StandingNotice.objects.update_or_create(observation=observation, defaults=values)
+    standing_notices_follow_links([observation.pk])

@@ -19,6 +19,7 @@ from django.utils import timezone
 from ..audit import Actor, audited
 from ..history import event_model
 from ..models import Observation, Paper, Resolution
+from ..notices.follow import standing_notice_revert, standing_notices_follow_links
 from ..references.normalize import normalize_reference_text
 from ..states import VERIFIED_STATUSES, Origin, ResolutionStatus, ResolverSource
 from .works import canonical_work
@@ -122,6 +123,7 @@ def _decide(
             "origin": Origin.CURATOR,
         },
     )
+    standing_notices_follow_links([observation.pk])  # the notice follows the decided link
 
 
 @transaction.atomic
@@ -441,4 +443,5 @@ def observation_revert(
                 if f.attname != "observation_id"
             }
             Resolution.objects.update_or_create(observation=current, defaults=values)
+        standing_notice_revert(current, event)  # the notice of that version, or the link's
     return current
