@@ -220,3 +220,32 @@ class HistoryEventSerializer(serializers.Serializer[Any]):
     data = serializers.JSONField(source="pgh_data")
     diff = serializers.JSONField(source="pgh_diff", allow_null=True)
     context = serializers.JSONField(source="pgh_context", allow_null=True)
+
+
+class StaleRevisionDetailSerializer(serializers.Serializer[Any]):
+    """Why a curation write was refused: the revision moved on, and who moved it, when, why."""
+
+    message = serializers.CharField()
+    observation_id = serializers.UUIDField()
+    expected_revision = serializers.IntegerField(help_text="The revision you sent.")
+    current_revision = serializers.IntegerField(help_text="The revision now stored.")
+    changed_by = serializers.CharField(allow_null=True, help_text="Who made the newer change.")
+    changed_at = serializers.DateTimeField(allow_null=True)
+    change_source = serializers.CharField(
+        allow_null=True, help_text="Where from: admin, api, task, import, command."
+    )
+    reason = serializers.CharField(allow_null=True, help_text="Why, as its author gave it.")
+
+
+class StaleRevisionErrorSerializer(serializers.Serializer[Any]):
+    """The API's error document with a typed detail (status 409, code "stale_revision")."""
+
+    status = serializers.IntegerField()
+    code = serializers.CharField(help_text='Always "stale_revision".')
+    detail = StaleRevisionDetailSerializer()
+
+
+class StaleRevisionResponseSerializer(serializers.Serializer[Any]):
+    """The 409 body of a curation write made on a revision that is no longer current."""
+
+    error = StaleRevisionErrorSerializer()

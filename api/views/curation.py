@@ -1,7 +1,9 @@
 """Curation through the API: link an observation or set its state, with a reason.
 
 Thin callers of curation.services.observations, so an API decision is pinned, audited (source
-"api", the user, the reason) and refuses a stale revision exactly as the admin does.
+"api", the user, the reason) and refuses a stale revision exactly as the admin does. Every
+decision names the revision its author saw (`revision` in the body or an `If-Match: "<n>"`
+header; 428 without either); a stale one is a 409 saying who changed it, when and why.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.request import Request
@@ -28,27 +31,34 @@ from curation.services.observations import (
 from curation.states import VERIFIED_STATUSES, ChangeSource, ResolutionStatus
 
 from ..caching import PRIVATE
+from ..errors import NO_STORE, error_body
 from ..permissions import IsCurator
 from ..representations import observation_json
 from ..schema import AUTH_ERRORS, ERROR_BODY, ERRORS
-from ..serializers import ObservationSerializer
+from ..serializers import ObservationSerializer, StaleRevisionResponseSerializer
 from .observations import observations
 
 
-class Conflict(APIException):
-    """The observation changed since the curator saw it."""
+class RevisionRequired(APIException):
+    """A decision that does not say which revision its author saw."""
 
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "stale_revision"
+    status_code = status.HTTP_428_PRECONDITION_REQUIRED
+    default_code = "revision_required"
+    default_detail = (
+        'Say which revision you decided on: "revision" in the body or an If-Match: "<revision>" '
+        "header (the observation's `revision` field)."
+    )
 
 
 class _Decision(serializers.Serializer[Any]):
     reason = serializers.CharField(max_length=2000, help_text="Why (kept in the history).")
     revision = serializers.IntegerField(
         required=False,
-        allow_null=True,
         min_value=1,
-        help_text="The revision you saw; a newer one gives 409 instead of overwriting.",
+        help_text=(
+            "The revision you saw (the observation's `revision`); required unless sent as "
+            'If-Match: "<revision>". A newer stored revision gives 409 instead of overwriting.'
+        ),
     )
 
 
@@ -72,11 +82,39 @@ def api_actor(request: Request) -> Actor:
     return Actor(name=f"user:{user.get_username()}", source=ChangeSource.API, user_id=user.pk)
 
 
+def if_match_revision(request: Request) -> int | None:
+    """Return the revision an If-Match header names (`"7"`, `W/"7"` or `7`), or None."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        return None
+    value = header.strip().removeprefix("W/").strip('"')
+    if not value.isdigit() or int(value) < 1:
+        raise ValidationError(
+            {"If-Match": f'expected "<revision>", a positive integer; got {header!r}'}
+        )
+    return int(value)
+
+
+def expected_revision(request: Request, data: dict[str, Any]) -> int:
+    """Return the revision the author saw, from the body or If-Match; refuse a request without."""
+    in_body, in_header = data.get("revision"), if_match_revision(request)
+    if in_body is not None and in_header is not None and in_body != in_header:
+        raise ValidationError(
+            {"revision": f"the body says {in_body}, If-Match says {in_header}: send one"}
+        )
+    revision = in_body if in_body is not None else in_header
+    if revision is None:
+        raise RevisionRequired()
+    return int(revision)
+
+
 class _CurationView(APIView):
     permission_classes = [IsCurator]
     input_class: type[_Decision] = _Decision
 
-    def decide(self, observation: Observation, data: dict[str, Any], actor: Actor) -> None:
+    def decide(
+        self, observation: Observation, data: dict[str, Any], revision: int, actor: Actor
+    ) -> None:
         raise NotImplementedError
 
     def post(self, request: Request, pk: str) -> Response:
@@ -84,23 +122,42 @@ class _CurationView(APIView):
         observation = get_object_or_404(Observation, pk=pk)
         form = self.input_class(data=request.data)
         form.is_valid(raise_exception=True)
+        revision = expected_revision(request, form.validated_data)
         try:
-            self.decide(observation, form.validated_data, api_actor(request))
+            self.decide(observation, form.validated_data, revision, api_actor(request))
         except StaleRevision as exc:
-            raise Conflict({"message": str(exc), "current_revision": exc.current}) from exc
+            # Built here, not raised: DRF would turn the integers of the detail into strings.
+            body = error_body(status.HTTP_409_CONFLICT, "stale_revision", exc.detail())
+            return Response(body, status=409, headers={"Cache-Control": NO_STORE})
         except (CurationError, MissingReason) as exc:
             raise ValidationError({"decision": str(exc)}) from exc
         body = observation_json(observations().get(pk=observation.pk))
         return Response(body, headers={"Cache-Control": PRIVATE})
 
 
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description='The revision you saw, as "<revision>" (instead of `revision` in the body).',
+)
+
+
 def _documented(summary: str, body: type[_Decision]) -> Callable[[Any], Any]:
     return extend_schema(
         summary=summary,
         request=body,
+        parameters=[IF_MATCH],
         responses={
             200: ObservationSerializer,
-            409: OpenApiResponse(ERROR_BODY, description="Stale revision"),
+            409: OpenApiResponse(
+                StaleRevisionResponseSerializer,
+                description="Stale revision: someone changed the observation since you saw it",
+            ),
+            428: OpenApiResponse(
+                ERROR_BODY, description="Neither `revision` nor If-Match says what you saw"
+            ),
             **AUTH_ERRORS,
             **ERRORS,
         },
@@ -117,12 +174,14 @@ class ObservationLink(_CurationView):
         """Link, pin and audit."""
         return super().post(request, pk)
 
-    def decide(self, observation: Observation, data: dict[str, Any], actor: Actor) -> None:
+    def decide(
+        self, observation: Observation, data: dict[str, Any], revision: int, actor: Actor
+    ) -> None:
         """Link through the curation service."""
         observation_link_arxiv(
             observation=observation,
             arxiv_id=data["arxiv_id"],
-            expected_revision=data.get("revision"),
+            expected_revision=revision,
             actor=actor,
             reason=data["reason"],
         )
@@ -138,12 +197,14 @@ class ObservationState(_CurationView):
         """Set the state, pin and audit."""
         return super().post(request, pk)
 
-    def decide(self, observation: Observation, data: dict[str, Any], actor: Actor) -> None:
+    def decide(
+        self, observation: Observation, data: dict[str, Any], revision: int, actor: Actor
+    ) -> None:
         """Set the state through the curation service."""
         observation_set_state(
             observation=observation,
             status=data["status"],
-            expected_revision=data.get("revision"),
+            expected_revision=revision,
             actor=actor,
             reason=data["reason"],
         )

@@ -1,6 +1,7 @@
 """Bulk actions on the work queue: a confirmation page with a reason, then the services,
-one history context for the whole action. Observations changed by someone else since the
-confirmation page was shown are skipped and reported, never overwritten."""
+one history context for the whole action. Every write carries the revisions the confirmation
+page showed (hidden "seen" fields): observations changed by someone else since, retired since or
+not shown at all are skipped and reported with who, when and why, never overwritten."""
 
 from __future__ import annotations
 
@@ -12,27 +13,35 @@ import pghistory
 from django.contrib import messages
 from django.contrib.admin import helpers
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
 from curation.audit import Actor, audited
 from curation.models import Observation
+from curation.services.observation_groups import (
+    GroupOutcome,
+    label,
+    lock_in_order,
+    observations_apply_same_text,
+    observations_merge,
+    refusal,
+    same_text_observations,
+)
 from curation.services.observations import (
     CurationError,
+    describe_change,
+    last_change,
     observation_mark_no_canonical_record,
     observation_retire,
     observation_set_state,
-    observations_apply_same_text,
-    observations_merge,
-    same_text_observations,
 )
 from curation.states import ResolutionStatus
 
 from .candidates import top_candidate
 from .common import can_curate, curator_actor
 from .decisions import link
-from .forms import BulkForm, parse_identifier
+from .forms import BulkForm, parse_identifier, parse_seen, seen_pairs
 
 BULK_LIMIT = 2000
 RESOLVE_CHUNK = 250
@@ -54,24 +63,29 @@ class BulkOutcome:
         return text
 
 
-PerObservation = Callable[[Observation, int | None, Actor, str, dict[str, Any]], None]
+PerObservation = Callable[[Observation, int, Actor, str, dict[str, Any]], None]
 
 
-def _accept_top(
-    o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]
-) -> None:
+def _accept_top(o: Observation, rev: int, actor: Actor, reason: str, data: dict[str, Any]) -> None:
+    threshold = data.get("threshold") or 0.0
+    if o.pinned:
+        # A curator's decision replaced the resolver's candidates: say so, not "no candidate".
+        raise CurationError(
+            f"{label(o)}: pinned by a curator ({describe_change(last_change(o.pk))}); "
+            "a bulk rule does not override a curator: decide on its page"
+        )
     resolution = getattr(o, "resolution", None)
     best = top_candidate(resolution.evidence if resolution else None)
-    threshold = data.get("threshold") or 0.0
-    if best is None or best.score is None or best.score < threshold:
-        raise CurationError(
-            f"{o.paper.arxiv_id} ref {o.reference_index}: no candidate above {threshold:g}"
-        )
+    if best is None:
+        raise CurationError(f"{label(o)}: no candidates in its evidence")
+    if best.score is None or best.score < threshold:
+        scored = "no score" if best.score is None else f"scores {best.score:g}"
+        raise CurationError(f"{label(o)}: top candidate {scored}, below {threshold:g}")
     link(o, parse_identifier(best.identifier), rev, actor, reason)
 
 
 def _parse_uncertain(
-    o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]
+    o: Observation, rev: int, actor: Actor, reason: str, data: dict[str, Any]
 ) -> None:
     observation_set_state(
         observation=o,
@@ -82,17 +96,13 @@ def _parse_uncertain(
     )
 
 
-def _no_record(
-    o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]
-) -> None:
+def _no_record(o: Observation, rev: int, actor: Actor, reason: str, data: dict[str, Any]) -> None:
     observation_mark_no_canonical_record(
         observation=o, expected_revision=rev, actor=actor, reason=reason
     )
 
 
-def _retire(
-    o: Observation, rev: int | None, actor: Actor, reason: str, data: dict[str, Any]
-) -> None:
+def _retire(o: Observation, rev: int, actor: Actor, reason: str, data: dict[str, Any]) -> None:
     observation_retire(observation=o, expected_revision=rev, actor=actor, reason=reason)
 
 
@@ -109,12 +119,7 @@ class BulkAction:
 
 def _seen(request: HttpRequest) -> dict[str, int]:
     """Return the revisions the curator saw on the confirmation page, by observation id."""
-    seen = {}
-    for pair in request.POST.getlist("seen"):
-        pk, _, rev = pair.partition(":")
-        if rev.isdigit():
-            seen[pk] = int(rev)
-    return seen
+    return parse_seen(request.POST.getlist("seen"))
 
 
 def _each(
@@ -128,8 +133,12 @@ def _each(
     outcome = BulkOutcome()
     assert action.per_observation is not None
     for o in rows:
+        revision = seen.get(str(o.pk))
+        if revision is None:
+            outcome.skipped.append(f"{label(o)}: not shown on the confirmation page")
+            continue
         try:
-            action.per_observation(o, seen.get(str(o.pk)), actor, reason, data)
+            action.per_observation(o, revision, actor, reason, data)
         except CurationError as exc:
             outcome.skipped.append(str(exc))
             continue
@@ -137,13 +146,22 @@ def _each(
     return outcome
 
 
-def _rerun(rows: list[Observation], actor: Actor, reason: str) -> BulkOutcome:
+def _rerun(rows: list[Observation], seen: dict[str, int], actor: Actor, reason: str) -> BulkOutcome:
     from curation.resolution.services import observations_resolve
 
     outcome = BulkOutcome()
-    for start in range(0, len(rows), RESOLVE_CHUNK):
+    # Held until the action commits: nobody changes a row between this check and the resolver.
+    locked = lock_in_order(Q(pk__in=[o.pk for o in rows]))
+    current = []
+    for o in locked:
+        why = refusal(o, seen.get(str(o.pk)))
+        if why:
+            outcome.skipped.append(why)
+        else:
+            current.append(o)
+    for start in range(0, len(current), RESOLVE_CHUNK):
         result = observations_resolve(
-            observations=rows[start : start + RESOLVE_CHUNK], actor=actor, reason=reason
+            observations=current[start : start + RESOLVE_CHUNK], actor=actor, reason=reason
         )
         outcome.done += result.changed + result.unchanged + result.pinned
         outcome.skipped += (
@@ -153,23 +171,47 @@ def _rerun(rows: list[Observation], actor: Actor, reason: str) -> BulkOutcome:
     return outcome
 
 
-def _merge(rows: list[Observation], actor: Actor, reason: str) -> BulkOutcome:
-    keep, *duplicates = sorted(rows, key=lambda o: (o.reference_index, str(o.pk)))
-    if not duplicates:
+def _keeper(rows: list[Observation]) -> Observation:
+    return sorted(rows, key=lambda o: (o.reference_index, str(o.pk)))[0]
+
+
+def _from_group(outcome: GroupOutcome) -> BulkOutcome:
+    return BulkOutcome(done=outcome.done, skipped=outcome.skipped)
+
+
+def _merge(rows: list[Observation], seen: dict[str, int], actor: Actor, reason: str) -> BulkOutcome:
+    if len(rows) < 2:
         raise CurationError("select at least two observations of one paper to merge")
-    count = observations_merge(keep=keep, duplicates=duplicates, actor=actor, reason=reason)
-    return BulkOutcome(done=count)
-
-
-def _same_text(rows: list[Observation], actor: Actor, reason: str) -> BulkOutcome:
-    if len(rows) != 1:
-        raise CurationError("select exactly one observation whose decision is to be copied")
-    return BulkOutcome(
-        done=observations_apply_same_text(observation=rows[0], actor=actor, reason=reason)
+    keep = _keeper(rows)
+    duplicates = [o for o in rows if o.pk != keep.pk]
+    return _from_group(
+        observations_merge(
+            keep=keep, duplicates=duplicates, revisions=seen, actor=actor, reason=reason
+        )
     )
 
 
-WHOLE: dict[str, Callable[[list[Observation], Actor, str], BulkOutcome]] = {
+def _same_text(
+    rows: list[Observation], seen: dict[str, int], actor: Actor, reason: str
+) -> BulkOutcome:
+    if len(rows) != 1:
+        raise CurationError("select exactly one observation whose decision is to be copied")
+    source = rows[0]
+    revision = seen.get(str(source.pk))
+    if revision is None:
+        raise CurationError(f"{label(source)} was not shown on the confirmation page: reload")
+    return _from_group(
+        observations_apply_same_text(
+            observation=source,
+            expected_revision=revision,
+            target_revisions=seen,
+            actor=actor,
+            reason=reason,
+        )
+    )
+
+
+WHOLE: dict[str, Callable[[list[Observation], dict[str, int], Actor, str], BulkOutcome]] = {
     "rerun_resolver": _rerun,
     "merge_duplicates": _merge,
     "apply_same_text": _same_text,
@@ -211,11 +253,13 @@ ACTIONS = [
 
 
 def _confirm_context(action: BulkAction, rows: list[Observation]) -> dict[str, Any]:
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = {"seen": seen_pairs(rows)}
     if action.name == "apply_same_text" and len(rows) == 1:
-        extra["same_text_count"] = same_text_observations(rows[0]).count()
+        targets = list(same_text_observations(rows[0]).only("id", "revision"))
+        extra["same_text_count"] = len(targets)
+        extra["seen"] += seen_pairs(targets)  # the targets are written at the revisions shown
     if action.name == "merge_duplicates" and rows:
-        extra["keep"] = sorted(rows, key=lambda o: (o.reference_index, str(o.pk)))[0]
+        extra["keep"] = _keeper(rows)
         extra["papers"] = len({o.paper_id for o in rows})
     return extra
 
@@ -246,7 +290,7 @@ def run_bulk(
                 if action.per_observation is not None:
                     outcome = _each(action, rows, _seen(request), actor, reason, form.cleaned_data)
                 else:
-                    outcome = WHOLE[action.name](rows, actor, reason)
+                    outcome = WHOLE[action.name](rows, _seen(request), actor, reason)
         except CurationError as exc:
             messages.error(request, str(exc))
             return None
@@ -259,7 +303,6 @@ def run_bulk(
         "rows": rows[:50],
         "more": max(len(rows) - 50, 0),
         "total": len(rows),
-        "seen": [f"{o.pk}:{o.revision}" for o in rows],
         "ids": [str(o.pk) for o in rows],
         "form": form,
         "opts": modeladmin.model._meta,

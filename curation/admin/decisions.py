@@ -10,6 +10,7 @@ from django import forms
 
 from curation.audit import Actor
 from curation.models import Observation
+from curation.services.observation_groups import observation_split, observations_apply_same_text
 from curation.services.observations import (
     CurationError,
     observation_correct,
@@ -19,9 +20,7 @@ from curation.services.observations import (
     observation_retire,
     observation_revert,
     observation_set_state,
-    observation_split,
     observation_unpin,
-    observations_apply_same_text,
 )
 
 from . import forms as f
@@ -33,7 +32,7 @@ Handler = Callable[[Observation, Any, Actor], str]
 def link(
     observation: Observation,
     identifier: tuple[str, str],
-    revision: int | None,
+    revision: int,
     actor: Actor,
     reason: str,
 ) -> str:
@@ -111,8 +110,14 @@ def _accept_proposal(o: Observation, form: Any, actor: Actor) -> str:
 
 
 def _same_text(o: Observation, form: Any, actor: Actor) -> str:
-    count = observations_apply_same_text(observation=o, actor=actor, **_common(form))
-    return f"Applied this decision to {count} other observation{'s' if count != 1 else ''} with the same text."
+    outcome = observations_apply_same_text(
+        observation=o, target_revisions=form.cleaned_data["targets"], actor=actor, **_common(form)
+    )
+    count = outcome.done
+    text = f"Applied this decision to {count} other observation{'s' if count != 1 else ''} with the same text."
+    if outcome.skipped:
+        text += f" Skipped {len(outcome.skipped)}: " + "; ".join(outcome.skipped)
+    return text
 
 
 def _split(o: Observation, form: Any, actor: Actor) -> str:
@@ -147,7 +152,7 @@ DECISIONS: dict[str, Decision] = {
     "retire": Decision(f.DecisionForm, _retire, "Retire as junk"),
     "unpin": Decision(f.DecisionForm, _unpin, "Unpin"),
     "accept_proposal": Decision(f.DecisionForm, _accept_proposal, "Accept the resolver's verdict"),
-    "apply_same_text": Decision(f.DecisionForm, _same_text, "Apply to all with the same text"),
+    "apply_same_text": Decision(f.SameTextForm, _same_text, "Apply to all with the same text"),
     "split": Decision(f.SplitForm, _split, "Split"),
     "revert": Decision(f.RevertForm, _revert, "Revert to this version"),
 }

@@ -15,8 +15,19 @@ _DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "http://dx.doi.org/", "d
 _ARXIV_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:")
 
 
+APPLY_MINE, KEEP_CURRENT = "apply_mine", "keep_current"
+CONFLICT_CHOICES = [
+    (APPLY_MINE, "Apply mine: replace the current values with the ones I entered"),
+    (KEEP_CURRENT, "Keep current: discard what I entered"),
+]
+
+
 class DecisionForm(forms.Form):
-    """A decision on one observation: why, and on which revision the curator saw."""
+    """A decision on one observation: why, and on which revision the curator saw.
+
+    After a refusal the decision comes back with `conflict` set to the revision the curator
+    was then shown, and saving it again needs an explicit `choice` made on that revision.
+    """
 
     revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     reason = forms.CharField(
@@ -24,6 +35,23 @@ class DecisionForm(forms.Form):
         strip=True,
         widget=forms.TextInput(attrs={"placeholder": "Why? (kept in the history)", "size": 48}),
     )
+    conflict = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+    choice = forms.ChoiceField(
+        choices=CONFLICT_CHOICES,
+        required=False,
+        widget=forms.RadioSelect,
+        label="I have seen the current values",
+    )
+
+    def clean(self) -> dict[str, Any] | None:
+        data = super().clean() or {}
+        if data.get("conflict") is None:
+            return data
+        if data.get("conflict") != data.get("revision"):
+            raise forms.ValidationError("the choice was made on another revision: reload")
+        if not data.get("choice"):
+            self.add_error("choice", "Choose: apply your values or keep the current ones.")
+        return data
 
 
 def parse_identifier(value: str) -> tuple[str, str]:
@@ -103,6 +131,30 @@ class SplitForm(DecisionForm):
         if len(parts) < 2:
             raise forms.ValidationError("give at least two parts, one per line")
         return parts
+
+
+class SameTextForm(DecisionForm):
+    """Copy the decision to the same-text references shown, at the revisions shown."""
+
+    targets = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def clean_targets(self) -> dict[str, int]:
+        return parse_seen(self.cleaned_data["targets"].split())
+
+
+def parse_seen(pairs: list[str]) -> dict[str, int]:
+    """Return {observation id: revision} from "id:revision" pairs (malformed pairs dropped)."""
+    seen = {}
+    for pair in pairs:
+        pk, _, rev = pair.partition(":")
+        if rev.isdigit():
+            seen[pk] = int(rev)
+    return seen
+
+
+def seen_pairs(observations: Any) -> list[str]:
+    """Return the "id:revision" pairs a page shows, for the write to check against."""
+    return [f"{o.pk}:{o.revision}" for o in observations]
 
 
 class RevertForm(DecisionForm):

@@ -24,7 +24,7 @@ from . import bulk
 from .common import can_curate, curator_actor
 from .decisions import DECISIONS
 from .filters import PaperFilter, PinnedFilter, QueueFilter, ResolverSourceFilter, StateFilter
-from .forms import parse_identifier
+from .forms import KEEP_CURRENT, parse_identifier
 from .history import observation_changes
 from .log import LogFilterForm, log_page, parse_cursor
 from .page import observation_page_context
@@ -210,7 +210,8 @@ class ObservationAdmin(admin.ModelAdmin):
         status: int,
         bound: Any = None,
         action: str | None = None,
-        stale: Any = None,
+        stale: StaleRevision | None = None,
+        conflict: bool = False,
     ) -> HttpResponse:
         context = {
             **self.admin_site.each_context(request),
@@ -220,7 +221,7 @@ class ObservationAdmin(admin.ModelAdmin):
                 with_proposal=request.GET.get("rerun") == "1",
                 bound=bound,
                 action=action,
-                stale=stale is not None,
+                conflict=conflict or stale is not None,
             ),
             "opts": self.model._meta,
             "stale": stale,
@@ -239,12 +240,23 @@ class ObservationAdmin(admin.ModelAdmin):
         if decision is None:
             return self._render(request, obj, status=400)
         form = decision.form(request.POST, auto_id=f"id_{action}_%s")
+        answering_conflict = bool(request.POST.get("conflict"))
         if not form.is_valid():
-            return self._render(request, obj, status=400, bound=form, action=action)
+            # A refused decision saved again without a choice stays in the conflict panel.
+            return self._render(
+                request, obj, status=400, bound=form, action=action, conflict=answering_conflict
+            )
+        if answering_conflict and form.cleaned_data["choice"] == KEEP_CURRENT:
+            messages.info(
+                request,
+                f"Kept the current version (revision {obj.revision}); what you entered was not saved.",
+            )
+            return HttpResponseRedirect(request.path)
         try:
             message = decision.handle(obj, form, curator_actor(request))
         except StaleRevision as exc:
-            # Nothing was written: show the other curator's change and the page as it is now.
+            # Nothing was written: show the other curator's change, the current values beside
+            # the curator's own, and ask for an explicit choice before saving again.
             fresh = self._get(request, str(obj.pk))
             return self._render(request, fresh, status=409, bound=form, action=action, stale=exc)
         except CurationError as exc:

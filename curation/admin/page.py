@@ -12,10 +12,12 @@ from curation.history import event_model
 from curation.models import Observation
 from curation.records import observation_v1, record_links
 from curation.references import parse_reference
-from curation.services.observations import same_text_observations
+from curation.services.observation_groups import same_text_observations
 
 from .candidates import candidates_from_evidence
+from .conflict import conflict_for
 from .decisions import DECISIONS
+from .forms import seen_pairs
 from .history import observation_changes
 from .resolver_adapter import propose, stored_disagreement
 
@@ -23,30 +25,33 @@ RECENT_CHANGES = 5
 
 
 def _forms(
-    obj: Observation, bound: forms.Form | None, action: str | None, stale: bool
+    obj: Observation, bound: forms.Form | None, action: str | None, same_text: list[Observation]
 ) -> dict[str, forms.Form]:
-    """Return one form per decision, on the revision shown; keep what the curator typed."""
+    """Return one form per decision on the revision shown, filled with the current values.
+
+    A form with errors comes back as typed; one refused as stale does not (its values are in
+    the conflict panel, which needs an explicit choice): a form never carries values made on
+    an older revision together with the current revision.
+    """
     initial = {
         "revision": obj.revision,
         "work_title": obj.work_title or "",
         "work_year": obj.work_year,
         "work_venue": obj.work_venue or "",
         "reference_index": obj.reference_index,
+        "targets": " ".join(seen_pairs(same_text)),
     }
     built: dict[str, forms.Form] = {}
     for name, decision in DECISIONS.items():
         if bound is None or name != action:
             built[name] = decision.form(initial=initial, auto_id=f"id_{name}_%s")
-        elif bound.errors and not stale:
+        elif bound.errors:
             built[name] = bound  # show the errors next to what was typed
         else:
-            # Keep what was typed, on the revision now shown: saving again is a new decision.
-            typed = {
-                k: v for k, v in bound.data.items() if k not in ("revision", "csrfmiddlewaretoken")
-            }
-            built[name] = decision.form(
-                initial={**initial, **typed, "revision": obj.revision}, auto_id=f"id_{name}_%s"
-            )
+            # Refused for another reason (e.g. an unknown DOI): keep what was typed on the
+            # revision it was typed on, so a change made meanwhile still refuses it.
+            typed = {k: v for k, v in bound.data.items() if k != "csrfmiddlewaretoken"}
+            built[name] = decision.form(initial={**initial, **typed}, auto_id=f"id_{name}_%s")
     return built
 
 
@@ -83,9 +88,16 @@ def observation_page_context(
     with_proposal: bool = False,
     bound: forms.Form | None = None,
     action: str | None = None,
-    stale: bool = False,
+    conflict: bool = False,
 ) -> dict[str, Any]:
-    """Return the template context of the observation page."""
+    """Return the template context of the observation page.
+
+    With `conflict`, the `bound` decision was refused on an older revision: it is shown in the
+    conflict panel beside the current values instead of in its form.
+    """
+    same_text = (
+        list(same_text_observations(obj).only("id", "revision")) if obj.normalized_text else []
+    )
     resolution = getattr(obj, "resolution", None)
     evidence = resolution.evidence if resolution else {}
     parsed = _parse(obj)
@@ -120,13 +132,16 @@ def observation_page_context(
         **dict(zip(("candidates", "candidates_from"), _candidates(obj, evidence), strict=True)),
         "disagreement": stored_disagreement(obj),
         "proposal": _proposal(obj) if with_proposal else None,
-        "same_text_count": same_text_observations(obj).count() if obj.normalized_text else 0,
+        "same_text_count": len(same_text),
         "v1_json": json.dumps(observation_v1(obj), indent=2, sort_keys=True, ensure_ascii=False),
         "record_url": links["html"],
         "record_json_url": links["json"],
         "evidence_url": f"/evidence?observation={obj.pk}",
         "recent_changes": observation_changes(obj.pk)[:RECENT_CHANGES],
-        "forms": _forms(obj, bound, action, stale),
+        "forms": _forms(obj, None if conflict else bound, action, same_text),
+        "conflict": conflict_for(action, DECISIONS[action].label, bound, obj, same_text)
+        if conflict and bound is not None and action
+        else None,
         "can_change": can_change,
     }
 

@@ -63,7 +63,7 @@ def stored_disagreement(observation: Observation) -> Any:
 
 @transaction.atomic
 def accept_proposal(
-    *, observation: Observation, expected_revision: int | None, actor: Actor, reason: str
+    *, observation: Observation, expected_revision: int, actor: Actor, reason: str
 ) -> Observation:
     """Unpin the observation and write the resolver's verdict (accepting a proposal unpins)."""
     from curation.resolution.services import observations_resolve

@@ -1,5 +1,7 @@
-"""Curator decisions on observations (SPEC §6): links, states, corrections, retire, merge,
-split, propagate, revert. Each decision pins the observation and refuses a stale edit.
+"""Curator decisions on one observation (SPEC §6): links, states, corrections, retire, unpin,
+revert. Each carries the revision its author saw, pins the observation and refuses a stale edit
+with who, when and why of the change that superseded it (merge, split and same-text
+propagation, which touch several rows, are in observation_groups).
 
 A decision writes the same columns as the resolver outcome it amounts to (SPEC §2's table);
 that a curator made it is recorded in the history context and in the evidence.
@@ -13,14 +15,12 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from ..audit import Actor, audited
 from ..history import event_model
 from ..models import Observation, Paper, Resolution
 from ..notices.follow import standing_notice_revert, standing_notices_follow_links
-from ..references.normalize import normalize_reference_text
 from ..states import VERIFIED_STATUSES, Origin, ResolutionStatus, ResolverSource
 from .works import canonical_work
 
@@ -41,16 +41,35 @@ class StaleRevision(CurationError):
     last_change: dict[str, Any]
 
     def __str__(self) -> str:
-        who = self.last_change.get("actor", "someone")
-        why = self.last_change.get("reason", "")
-        when = self.last_change.get("at", "")
         return (
-            f"observation {self.observation_id} was changed by {who} at {when} ({why}); "
+            f"observation {self.observation_id} was changed by {describe_change(self.last_change)}; "
             f"you edited revision {self.expected}, it is now {self.current}. Reload and decide again."
         )
 
+    def detail(self) -> dict[str, Any]:
+        """Return who, when and why of the change that superseded the author's revision."""
+        return {
+            "message": str(self),
+            "observation_id": str(self.observation_id),
+            "expected_revision": self.expected,
+            "current_revision": self.current,
+            "changed_by": self.last_change.get("actor"),
+            "changed_at": self.last_change.get("at"),
+            "change_source": self.last_change.get("source"),
+            "reason": self.last_change.get("reason"),
+        }
 
-def _last_change(observation_id: uuid.UUID) -> dict[str, Any]:
+
+def describe_change(change: dict[str, Any]) -> str:
+    """Return "who at when (why)" for a history context, as the refusals word it."""
+    who = change.get("actor") or "someone"
+    when = change.get("at") or "an unknown time"
+    why = change.get("reason") or "no reason recorded"
+    return f"{who} at {when} ({why})"
+
+
+def last_change(observation_id: uuid.UUID) -> dict[str, Any]:
+    """Return the history context (who, where from, why) and time of the latest change."""
     events = event_model("Observation")
     event = (
         events.objects.filter(pgh_obj_id=observation_id)
@@ -63,18 +82,19 @@ def _last_change(observation_id: uuid.UUID) -> dict[str, Any]:
     return {**event.pgh_context.metadata, "at": event.pgh_created_at.isoformat()}
 
 
-def _locked(observation: Observation | uuid.UUID, expected_revision: int | None) -> Observation:
-    """Lock the observation's row; refuse when it moved past the revision the curator saw."""
+def lock(observation: Observation | uuid.UUID, expected_revision: int) -> Observation:
+    """Lock the observation's row; refuse when it moved past the revision the author saw."""
     pk = observation.pk if isinstance(observation, Observation) else observation
-    current = Observation.objects.select_for_update().select_related("paper").get(pk=pk)
-    if expected_revision is not None and current.revision != expected_revision:
+    # of=("self",): lock the observation only, never its paper (other curators work on it).
+    current = Observation.objects.select_for_update(of=("self",)).select_related("paper").get(pk=pk)
+    if current.revision != expected_revision:
         raise StaleRevision(
-            current.pk, expected_revision, current.revision, _last_change(current.pk)
+            current.pk, expected_revision, current.revision, last_change(current.pk)
         )
     return current
 
 
-def _decide(
+def write_decision(
     observation: Observation,
     *,
     status: str,
@@ -131,7 +151,7 @@ def observation_link_arxiv(
     *,
     observation: Observation,
     arxiv_id: str,
-    expected_revision: int | None,
+    expected_revision: int,
     actor: Actor,
     reason: str,
 ) -> Observation:
@@ -141,8 +161,8 @@ def observation_link_arxiv(
         raise CurationError(f"arXiv:{arxiv_id} is not in the catalogue or the records")
     source = ResolverSource.LOCAL_ARXIV if paper.in_catalogue else ResolverSource.PITH
     with audited(actor, reason):
-        current = _locked(observation, expected_revision)
-        _decide(
+        current = lock(observation, expected_revision)
+        write_decision(
             current,
             status=ResolutionStatus.VERIFIED_EXACT,
             resolver_source=source,
@@ -161,7 +181,7 @@ def observation_link_doi(
     *,
     observation: Observation,
     doi: str,
-    expected_revision: int | None,
+    expected_revision: int,
     actor: Actor,
     reason: str,
     checked: bool,
@@ -172,8 +192,8 @@ def observation_link_doi(
     doi = doi.strip().lower()
     paper = Paper.objects.filter(doi__iexact=doi).first()  # a DOI may belong to an arXiv paper
     with audited(actor, reason):
-        current = _locked(observation, expected_revision)
-        _decide(
+        current = lock(observation, expected_revision)
+        write_decision(
             current,
             status=ResolutionStatus.VERIFIED_EXACT,
             resolver_source=ResolverSource.DOI,
@@ -192,7 +212,7 @@ def observation_set_state(
     *,
     observation: Observation,
     status: str,
-    expected_revision: int | None,
+    expected_revision: int,
     actor: Actor,
     reason: str,
 ) -> Observation:
@@ -201,9 +221,9 @@ def observation_set_state(
         raise CurationError("a verified state needs a link: link an arXiv id or a DOI instead")
     ResolutionStatus(status)  # refuse unknown states
     with audited(actor, reason):
-        current = _locked(observation, expected_revision)
+        current = lock(observation, expected_revision)
         previous = getattr(current, "resolution", None)
-        _decide(
+        write_decision(
             current,
             status=status,
             resolver_source=previous.resolver_source if previous else None,
@@ -218,13 +238,13 @@ def observation_set_state(
 
 @transaction.atomic
 def observation_mark_no_canonical_record(
-    *, observation: Observation, expected_revision: int | None, actor: Actor, reason: str
+    *, observation: Observation, expected_revision: int, actor: Actor, reason: str
 ) -> Observation:
     """Mark a reference (software, web page, book) as having no canonical record: off the queue."""
     with audited(actor, reason):
-        current = _locked(observation, expected_revision)
+        current = lock(observation, expected_revision)
         current.no_canonical_record = True
-        _decide(
+        write_decision(
             current,
             status=ResolutionStatus.UNRESOLVED,
             resolver_source=ResolverSource.RAW_FALLBACK,
@@ -242,7 +262,7 @@ def observation_correct(
     *,
     observation: Observation,
     changes: dict[str, Any],
-    expected_revision: int | None,
+    expected_revision: int,
     actor: Actor,
     reason: str,
 ) -> Observation:
@@ -251,7 +271,7 @@ def observation_correct(
     if unknown:
         raise CurationError(f"cannot correct {', '.join(sorted(unknown))}")
     with audited(actor, reason):
-        current = _locked(observation, expected_revision)
+        current = lock(observation, expected_revision)
         for name, value in changes.items():
             setattr(current, name, value)
         current.pinned = True
@@ -263,11 +283,11 @@ def observation_correct(
 
 @transaction.atomic
 def observation_retire(
-    *, observation: Observation, expected_revision: int | None, actor: Actor, reason: str
+    *, observation: Observation, expected_revision: int, actor: Actor, reason: str
 ) -> Observation:
     """Retire junk (e.g. a year read as a reference): out of the record, kept in history."""
     with audited(actor, reason):
-        current = _locked(observation, expected_revision)
+        current = lock(observation, expected_revision)
         current.retired_at = current.changed_at = timezone.now()
         current.pinned = True
         current.revision += 1
@@ -277,128 +297,15 @@ def observation_retire(
 
 @transaction.atomic
 def observation_unpin(
-    *, observation: Observation, expected_revision: int | None, actor: Actor, reason: str
+    *, observation: Observation, expected_revision: int, actor: Actor, reason: str
 ) -> Observation:
     """Hand the observation back to the resolver (accepting its proposal unpins too)."""
     with audited(actor, reason):
-        current = _locked(observation, expected_revision)
+        current = lock(observation, expected_revision)
         current.pinned = False
         current.revision += 1
         current.save(update_fields=["pinned", "revision"])
     return current
-
-
-def same_text_observations(observation: Observation) -> QuerySet[Observation]:
-    """Return the other live observations, in any paper, with the same normalised reference text."""
-    if not observation.normalized_text:
-        return Observation.objects.none()
-    return Observation.objects.filter(
-        normalized_text=observation.normalized_text, retired_at__isnull=True, raw_text__isnull=False
-    ).exclude(pk=observation.pk)
-
-
-@transaction.atomic
-def observations_apply_same_text(
-    *, observation: Observation, actor: Actor, reason: str, expected_revision: int | None = None
-) -> int:
-    """Copy this observation's decision to every live observation with the same reference text."""
-    source = _locked(observation, expected_revision)  # the decision copied is the one seen
-    resolution = getattr(source, "resolution", None)
-    if resolution is None:
-        raise CurationError("this observation has no decision to apply")
-    now = timezone.now()
-    count = 0
-    with audited(actor, reason):
-        for target in same_text_observations(source).select_for_update():
-            target.no_canonical_record = source.no_canonical_record
-            _decide(
-                target,
-                status=resolution.status,
-                resolver_source=resolution.resolver_source,
-                cited_paper=source.cited_paper,
-                action="apply_same_text",
-                actor=actor,
-                reason=reason,
-                now=now,
-                work={f: getattr(source, f) for f in ("work_doi", "work_pith_arxiv_id")},
-                extra_evidence={"copied_from": str(source.pk)},
-            )
-            count += 1
-    return count
-
-
-@transaction.atomic
-def observations_merge(
-    *, keep: Observation, duplicates: list[Observation], actor: Actor, reason: str
-) -> int:
-    """Merge duplicate observations of one paper into `keep`: the duplicates are retired."""
-    now = timezone.now()
-    with audited(actor, reason):
-        kept = _locked(keep, None)
-        for duplicate in duplicates:
-            current = _locked(duplicate, None)
-            if current.paper_id != kept.paper_id or current.pk == kept.pk:
-                raise CurationError("only distinct observations of the same paper can be merged")
-            current.retired_at = current.changed_at = now
-            current.pinned = True
-            current.revision += 1
-            current.save()
-            Resolution.objects.filter(observation=current).update(
-                evidence={
-                    "decided_by": "curator",
-                    "action": "merged",
-                    "merged_into": str(kept.pk),
-                    "actor": actor.name,
-                    "reason": reason,
-                },
-                origin=Origin.CURATOR,
-            )
-    return len(duplicates)
-
-
-@transaction.atomic
-def observation_split(
-    *,
-    observation: Observation,
-    parts: list[str],
-    actor: Actor,
-    reason: str,
-    expected_revision: int | None = None,
-) -> list[Observation]:
-    """Split a reference that holds two or more works into one observation per part."""
-    parts = [p.strip() for p in parts if p.strip()]
-    if len(parts) < 2:
-        raise CurationError("a split needs at least two non-empty parts")
-    now = timezone.now()
-    created = []
-    with audited(actor, reason):
-        original = _locked(observation, expected_revision)
-        for part in parts:
-            normalized = normalize_reference_text(part)
-            taken = Observation.objects.filter(
-                paper=original.paper, source=original.source, normalized_text=normalized
-            ).count()
-            created.append(
-                Observation.objects.create(
-                    paper=original.paper,
-                    source=original.source,
-                    reference_index=original.reference_index,
-                    source_observed_at=original.source_observed_at,
-                    raw_text=part,
-                    normalized_text=normalized,
-                    occurrence=taken + 1,
-                    work_id=uuid.uuid4(),
-                    work_title=None,
-                    work_metadata_source="raw_reference",
-                    work_snapshot_observed_at=now,
-                    changed_at=now,
-                )
-            )
-        original.retired_at = original.changed_at = now
-        original.pinned = True
-        original.revision += 1
-        original.save()
-    return created
 
 
 _NOT_RESTORED = {"id", "revision", "changed_at"}
@@ -409,7 +316,7 @@ def observation_revert(
     *,
     observation: Observation,
     event_id: int,
-    expected_revision: int | None,
+    expected_revision: int,
     actor: Actor,
     reason: str,
 ) -> Observation:
@@ -427,7 +334,7 @@ def observation_revert(
         or versions.filter(pgh_created_at__lt=event.pgh_created_at).first()
     )
     with audited(actor, reason):
-        current = _locked(observation, expected_revision)
+        current = lock(observation, expected_revision)
         for field in Observation._meta.concrete_fields:
             if field.attname not in _NOT_RESTORED:
                 setattr(current, field.attname, getattr(event, field.attname))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.test import Client
@@ -56,7 +57,12 @@ def test_propagated_fix_shows_the_count_first_and_records_its_context(resolved: 
     decide(alice, resolved[3], "set_state", status="parse_uncertain", reason="artefact")
     confirm = alice.post(QUEUE, {"action": "apply_same_text", "_selected_action": [str(resolved[3].pk)]})
     assert 'id="cr-same-count">1<' in confirm.content.decode()
-    bulk(alice, "apply_same_text", [resolved[3]], reason="same artefact everywhere")
+    shown = re.findall(r'name="seen" value="([^"]+)"', confirm.content.decode())
+    assert len(shown) == 2  # the source and its one same-text target, at the revisions shown
+    alice.post(QUEUE, {
+        "action": "apply_same_text", "apply": "1", "_selected_action": [str(resolved[3].pk)],
+        "seen": shown, "reason": "same artefact everywhere",
+    })
     other = Observation.objects.get(paper__arxiv_id="2412.14374", raw_text="write newline")
     assert other.pinned and other.resolution.status == "parse_uncertain"
     context = last_context(other)

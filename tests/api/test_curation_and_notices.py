@@ -48,6 +48,7 @@ def test_a_curator_links_an_observation(curator: APIClient, junk: Observation) -
         f"/api/v1/observations/{junk.pk}/link",
         {"arxiv_id": "1604.06174", "reason": "the right paper"},
         format="json",
+        HTTP_IF_MATCH=f'"{junk.revision}"',  # the revision seen, as a header
     )
 
     assert response.status_code == 200, response.content

@@ -16,6 +16,12 @@ from django.test import Client
 from curation.audit import Actor
 from curation.models import Observation
 from curation.services import reference_list_import
+from curation.services.observation_groups import (
+    observation_split,
+    observations_apply_same_text,
+    observations_merge,
+    same_text_observations,
+)
 from curation.services.observations import (
     CurationError,
     StaleRevision,
@@ -25,10 +31,6 @@ from curation.services.observations import (
     observation_retire,
     observation_revert,
     observation_set_state,
-    observation_split,
-    observations_apply_same_text,
-    observations_merge,
-    same_text_observations,
 )
 from curation.states import ChangeSource
 
@@ -137,7 +139,7 @@ def test_set_state_unlinks_and_refuses_verified_states(sample: dict[str, Any]) -
     observation_set_state(
         observation=observation,
         status="parse_uncertain",
-        expected_revision=None,
+        expected_revision=observation.revision,
         actor=ALICE,
         reason="test",
     )
@@ -146,7 +148,7 @@ def test_set_state_unlinks_and_refuses_verified_states(sample: dict[str, Any]) -
         observation_set_state(
             observation=ref(2),
             status="verified_fuzzy",
-            expected_revision=None,
+            expected_revision=ref(2).revision,
             actor=ALICE,
             reason="x",
         )
@@ -162,7 +164,7 @@ def test_revert_restores_the_imported_version_and_is_itself_audited(
     observation_set_state(
         observation=observation,
         status="parse_uncertain",
-        expected_revision=None,
+        expected_revision=observation.revision,
         actor=ALICE,
         reason="mistake",
     )
@@ -170,7 +172,7 @@ def test_revert_restores_the_imported_version_and_is_itself_audited(
     observation_revert(
         observation=ref(6),
         event_id=imported_version.pgh_id,
-        expected_revision=None,
+        expected_revision=ref(6).revision,
         actor=BOB,
         reason="undo alice's mistake",
     )
@@ -183,7 +185,7 @@ def test_revert_restores_the_imported_version_and_is_itself_audited(
 
 def test_no_canonical_record_takes_the_reference_off_the_queue(sample: dict[str, Any]) -> None:
     observation_mark_no_canonical_record(
-        observation=ref(12), expected_revision=None, actor=ALICE, reason="software"
+        observation=ref(12), expected_revision=ref(12).revision, actor=ALICE, reason="software"
     )
     stored = ref(12)
     assert stored.no_canonical_record and stored.resolution.status == "unresolved"
@@ -194,7 +196,7 @@ def test_corrections_are_limited_to_described_fields(sample: dict[str, Any]) -> 
     observation_correct(
         observation=ref(5),
         changes={"work_title": "Unknown", "work_year": 2024},
-        expected_revision=None,
+        expected_revision=ref(5).revision,
         actor=ALICE,
         reason="year 1901 is a parse error",
     )
@@ -203,14 +205,16 @@ def test_corrections_are_limited_to_described_fields(sample: dict[str, Any]) -> 
         observation_correct(
             observation=ref(5),
             changes={"cited_paper": None},
-            expected_revision=None,
+            expected_revision=ref(5).revision,
             actor=ALICE,
             reason="x",
         )
 
 
 def test_retired_junk_leaves_the_record(client: Client, sample: dict[str, Any]) -> None:
-    observation_retire(observation=ref(33), expected_revision=None, actor=ALICE, reason="artefact")
+    observation_retire(
+        observation=ref(33), expected_revision=ref(33).revision, actor=ALICE, reason="artefact"
+    )
     body = record(client)
     assert body["reference_resolution"]["total_outbound_references"] == 32
     assert all(o["citation"]["reference_index"] != 33 for o in body["outbound"])
@@ -242,13 +246,20 @@ def test_one_fix_applies_to_every_observation_with_the_same_text() -> None:
     _lists()
     first = Observation.objects.get(paper__arxiv_id="2501.00100", reference_index=1)
     observation_mark_no_canonical_record(
-        observation=first, expected_revision=None, actor=ALICE, reason="no arXiv copy"
+        observation=first, expected_revision=first.revision, actor=ALICE, reason="no arXiv copy"
     )
 
-    assert same_text_observations(first).count() == 2
-    assert (
-        observations_apply_same_text(observation=first, actor=ALICE, reason="same reference") == 2
+    first = Observation.objects.get(pk=first.pk)
+    targets = list(same_text_observations(first))
+    assert len(targets) == 2
+    outcome = observations_apply_same_text(
+        observation=first,
+        expected_revision=first.revision,
+        target_revisions={str(o.pk): o.revision for o in targets},
+        actor=ALICE,
+        reason="same reference",
     )
+    assert (outcome.done, outcome.skipped) == (2, [])
     others = Observation.objects.filter(raw_text=SHARED).select_related("resolution")
     assert {(o.no_canonical_record, o.pinned, o.resolution.resolver_source) for o in others} == {
         (True, True, "raw_fallback")
@@ -259,26 +270,40 @@ def test_merge_and_split_are_audited_and_keep_the_originals_in_history() -> None
     _lists()
     a = Observation.objects.get(paper__arxiv_id="2501.00100", reference_index=1)
     b = Observation.objects.get(paper__arxiv_id="2501.00100", reference_index=2)
-    assert observations_merge(keep=a, duplicates=[b], actor=ALICE, reason="duplicate") == 1
+    merged = observations_merge(
+        keep=a,
+        duplicates=[b],
+        revisions={str(a.pk): a.revision, str(b.pk): b.revision},
+        actor=ALICE,
+        reason="duplicate",
+    )
+    assert (merged.done, merged.skipped) == (1, [])
     assert Observation.objects.get(pk=b.pk).retired_at is not None
 
     parts = observation_split(
         observation=a,
         parts=["First work. 2019.", "Second work. 2020."],
+        expected_revision=a.revision,
         actor=ALICE,
         reason="two works",
     )
     assert [p.raw_text for p in parts] == ["First work. 2019.", "Second work. 2020."]
     assert Observation.objects.get(pk=a.pk).retired_at is not None
     with pytest.raises(CurationError):
-        observation_split(observation=parts[0], parts=["only one"], actor=ALICE, reason="x")
+        observation_split(
+            observation=parts[0],
+            parts=["only one"],
+            expected_revision=parts[0].revision,
+            actor=ALICE,
+            reason="x",
+        )
 
 
 def test_split_and_same_text_refuse_a_stale_revision() -> None:
     _lists()
     seen = Observation.objects.get(paper__arxiv_id="2501.00100", reference_index=1)
     observation_mark_no_canonical_record(
-        observation=seen, expected_revision=None, actor=BOB, reason="first"
+        observation=seen, expected_revision=seen.revision, actor=BOB, reason="first"
     )
     with pytest.raises(StaleRevision):
         observation_split(
@@ -290,7 +315,11 @@ def test_split_and_same_text_refuse_a_stale_revision() -> None:
         )
     with pytest.raises(StaleRevision):
         observations_apply_same_text(
-            observation=seen, actor=ALICE, reason="x", expected_revision=seen.revision
+            observation=seen,
+            expected_revision=seen.revision,
+            target_revisions={},
+            actor=ALICE,
+            reason="x",
         )
     assert (
         Observation.objects.filter(paper__arxiv_id="2501.00100", retired_at__isnull=True).count()
