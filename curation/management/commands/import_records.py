@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 
 from curation.audit import Actor
 from curation.canonical import canonical_json
@@ -58,6 +59,15 @@ class Command(BaseCommand):
             except RecordConflict as exc:
                 failures += 1
                 self.stderr.write(self.style.ERROR(f"rejected {path}: $: {exc}"))
+                continue
+            except DatabaseError as exc:
+                # The checks should catch what the database refuses; if one slips past, the
+                # import of this file is rolled back and the next file still imports.
+                failures += 1
+                first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+                self.stderr.write(
+                    self.style.ERROR(f"rejected {path}: $: database refused it: {first_line}")
+                )
                 continue
             self.stdout.write(
                 f"{path}: arXiv:{outcome.arxiv_id} created {outcome.created}, updated {outcome.updated}, "

@@ -8,7 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from curation.audit import Actor
-from curation.references.formats import ReferenceInputError, read_references
+from curation.limits import InputTooLarge, current_limits, read_bounded
+from curation.references.formats import ReferenceInputError, SourceReference, read_references
 from curation.services import reference_list_import
 
 FORMATS = ("auto", "bib", "bbl", "text", "tei", "jats")
@@ -26,14 +27,28 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["file"]
+        limits = current_limits()
         try:
-            data = path.read_bytes()
+            size_limit = limits.describe("reference_file_bytes", "bytes")
+            data = read_bounded(path, limits.reference_file_bytes, size_limit)
+        except InputTooLarge as exc:
+            raise CommandError(f"{path}: {exc}") from None
         except OSError as exc:
             raise CommandError(f"{path}: cannot read: {exc.strerror}") from exc
         try:
-            references = list(read_references(data, format=options["format"]))
+            references = list(
+                read_references(
+                    data,
+                    format=options["format"],
+                    name=str(path),
+                    max_chars=limits.reference_chars,
+                )
+            )
         except ReferenceInputError as exc:
-            raise CommandError(f"{path}: {exc}") from exc
+            raise CommandError(str(exc)) from exc
+        del data
+        for reference in references:
+            self._warn_if_cut(path, reference, limits.describe("reference_chars", "characters"))
         if not references:
             raise CommandError(f"{path}: no references found")
         outcome = reference_list_import(
@@ -50,3 +65,15 @@ class Command(BaseCommand):
         )
         for warning in outcome.warnings:
             self.stderr.write(self.style.WARNING(f"{path}: {warning}"))
+
+    def _warn_if_cut(self, path: Path, reference: SourceReference, limit: str) -> None:
+        """Say which reference was cut to the size limit (it is kept, flagged, in its place)."""
+        for problem in reference.problems:
+            if problem.startswith("truncated_from_"):
+                length = int(problem.split("_")[2])
+                self.stderr.write(
+                    self.style.WARNING(
+                        f"{path}: line {reference.line or '?'}: reference {reference.index}: "
+                        f"{length:,} characters, longer than {limit}; its start is kept"
+                    )
+                )

@@ -6,8 +6,10 @@ import re
 from collections.abc import Callable, Iterator
 
 from curation.references.formats.base import (
+    MAX_RAW_CHARS,
     ReferenceInputError,
     SourceReference,
+    cut_to,
     decode_input,
 )
 from curation.references.formats.bbl import read_bbl
@@ -46,13 +48,19 @@ def detect_format(text: str) -> str:
 
 
 def read_references(
-    data: bytes | str, format: str = "auto", *, name: str = "<input>", errors: str = "strict"
+    data: bytes | str,
+    format: str = "auto",
+    *,
+    name: str = "<input>",
+    errors: str = "strict",
+    max_chars: int = MAX_RAW_CHARS,
 ) -> Iterator[SourceReference]:
     """Yield the references of one reference list, in source order, numbered from 1.
 
     Raises ReferenceInputError (naming the input and, where it can, the line) for empty,
     binary, non-UTF-8 or unreadable input and for a list with no references; problems
-    confined to one reference are reported in its `problems` instead.
+    confined to one reference are reported in its `problems` instead (a text longer than
+    `max_chars` is cut to it and flagged `truncated_from_<N>_chars`).
     """
     text = decode_input(data, name=name, errors=errors)
     fmt = detect_format(text) if format == "auto" else format
@@ -62,7 +70,7 @@ def read_references(
     try:
         for ref in _READERS[fmt](text):
             count += 1
-            yield ref
+            yield cut_to(ref, max_chars)
     except ReferenceInputError as exc:
         raise ReferenceInputError(f"{name}: {exc}") from None
     if count == 0:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from curation.references.normalize import CONTROL_CHARS
 
-MAX_RAW_CHARS = 20_000  # Longer "references" are extraction accidents; keep the head, flag it.
+# Longer "references" are extraction accidents (pages glued into one entry): keep the head, flag
+# it. The import passes citerec's setting (CITEREC_MAX_REFERENCE_CHARS); this is its default.
+MAX_RAW_CHARS = 8_192
 _MAGIC = {
     b"%PDF": "a PDF file",
     b"PK\x03\x04": "a ZIP archive (e.g. .docx)",
@@ -67,20 +69,27 @@ def make_reference(
     fields: Mapping[str, str] | None = None,
     problems: tuple[str, ...] = (),
 ) -> SourceReference:
-    """Return a SourceReference without NUL/control characters or oversize text, flagged if cut."""
+    """Return a SourceReference without NUL/control characters, flagged if any were removed."""
     found = list(problems)
     if CONTROL_CHARS.search(raw):
         # PostgreSQL refuses NUL in text columns; other control characters are noise.
         raw = CONTROL_CHARS.sub(" ", raw)
         found.append("control_characters_removed")
     raw = " ".join(raw.split())
-    if len(raw) > MAX_RAW_CHARS:
-        found.append(f"truncated_from_{len(raw)}_chars")
-        raw = raw[:MAX_RAW_CHARS]
     if not raw:
         found.append("empty")
     clean_fields = {k: CONTROL_CHARS.sub(" ", v).strip() for k, v in (fields or {}).items() if v}
     return SourceReference(index, raw, label, line, clean_fields, tuple(found))
+
+
+def cut_to(reference: SourceReference, max_chars: int) -> SourceReference:
+    """Return the reference with its text cut to `max_chars`, flagged with its full length."""
+    if len(reference.raw) <= max_chars:
+        return reference
+    problem = f"truncated_from_{len(reference.raw)}_chars"
+    return replace(
+        reference, raw=reference.raw[:max_chars], problems=(*reference.problems, problem)
+    )
 
 
 def decode_input(data: bytes | str, *, name: str = "<input>", errors: str = "strict") -> str:

@@ -48,8 +48,14 @@ def test_nul_bytes_are_removed_and_flagged() -> None:
 
 def test_a_five_megabyte_reference_is_cut_and_flagged() -> None:
     (ref,) = read_references("Smith, J. A title. " + "word " * 1_000_000)
-    assert len(ref.raw) == 20_000
-    assert ref.problems[0].startswith("truncated_from_")
+    assert len(ref.raw) == 8_192
+    assert ref.problems[0] == "truncated_from_5000018_chars"
+
+
+def test_the_cut_is_a_parameter() -> None:
+    (ref,) = read_references("Smith, J. A title of some length. 2020.", max_chars=12)
+    assert ref.raw == "Smith, J. A "
+    assert ref.problems == ("truncated_from_39_chars",)
 
 
 def test_twenty_thousand_references_stream_in_order() -> None:

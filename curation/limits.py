@@ -1,0 +1,177 @@
+"""Size and depth limits for every import, in one place, read from the environment.
+
+Each limit is an environment variable `CITEREC_MAX_<NAME>` (README "Settings"). Imports check
+sizes before they parse, so a hostile file is refused without being held in memory several
+times, and every refusal names the file, the line or JSON path, and the limit with its setting.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import IO, Any
+
+from citerec.env import env_int
+
+MB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The limits in force; each field is read from `CITEREC_MAX_<FIELD NAME IN CAPITALS>`."""
+
+    json_file_bytes: int = 50 * MB  # one record file, one Crossref {"items"} file
+    string_chars: int = 20_000  # any string in a record; a catalogue title
+    json_depth: int = 64  # nesting of arrays and objects (the sample record needs 6)
+    reference_file_bytes: int = 20 * MB  # one reference list
+    reference_chars: int = 8_192  # one reference's text; longer ones keep their head, flagged
+    line_bytes: int = 1 * MB  # one line of the arXiv snapshot or of Crossref JSON lines
+    csv_file_bytes: int = 512 * MB  # one Retraction Watch CSV (about 60 MB in 2026)
+    csv_field_chars: int = 65_536  # one Retraction Watch CSV cell
+
+    @staticmethod
+    def setting(name: str) -> str:
+        """Return the environment variable that sets the limit `name`."""
+        return f"CITEREC_MAX_{name.upper()}"
+
+    def describe(self, name: str, unit: str) -> str:
+        """Return "the limit of 20,000 characters (CITEREC_MAX_STRING_CHARS)" for `name`."""
+        return f"the limit of {getattr(self, name):,} {unit} ({self.setting(name)})"
+
+
+def current_limits() -> Limits:
+    """Return the limits from the environment (read on each call, so tests can change them)."""
+    values = {}
+    for spec in fields(Limits):
+        value = env_int(Limits.setting(spec.name), spec.default)  # type: ignore[arg-type]
+        if value < 1:
+            raise ValueError(f"{Limits.setting(spec.name)}={value} must be at least 1")
+        values[spec.name] = value
+    return Limits(**values)
+
+
+class InputTooLarge(ValueError):
+    """A file or line over its size limit (the message names the limit and its setting)."""
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """Return a file's bytes, refusing it unread when it is longer than `limit` bytes.
+
+    The size is checked before reading; the read stops one byte past the limit all the same,
+    so a file that grows meanwhile (or a device) is never read whole.
+    """
+    size = path.stat().st_size
+    if size > limit:
+        raise InputTooLarge(f"file of {size:,} bytes is larger than {what}")
+    with path.open("rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise InputTooLarge(f"file is larger than {what}")
+    return data
+
+
+def read_line(handle: IO[bytes], limit: int) -> tuple[bytes, int]:
+    """Return the next line (b"" at the end) and its full length, holding at most `limit` bytes.
+
+    A longer line is consumed to its end in bounded pieces and returned empty with its length,
+    so one runaway line (a snapshot without newlines) never fills memory.
+    """
+    line = handle.readline(limit + 1)
+    if len(line) <= limit or line.endswith(b"\n"):
+        return line, len(line)
+    length = len(line)
+    while True:
+        piece = handle.readline(MB)
+        length += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return b"", length
+
+
+# --- JSON ------------------------------------------------------------------------------------
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+class JsonTooDeep(ValueError):
+    """A JSON document nested deeper than allowed; `where` is a JSON path or "line L column C"."""
+
+    def __init__(self, where: str, limit: int) -> None:
+        super().__init__(f"nested deeper than {limit} levels")
+        self.where = where
+
+
+def too_deep_at(text: str, limit: int) -> tuple[int, int] | None:
+    """Return (line, column) where JSON text first nests deeper than `limit`, else None.
+
+    Used when the parser itself gave up (RecursionError), so there is no value to walk; the
+    scan stops at the first offending bracket.
+    """
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                start = match.start()
+                line = text.count("\n", 0, start) + 1
+                return line, start - (text.rfind("\n", 0, start) + 1) + 1
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def walk(value: Any) -> Iterator[tuple[str, Any, int]]:
+    """Yield (JSON path, value, depth) for a parsed value and everything in it, in order.
+
+    Iterative, so a deep value never exhausts Python's stack; a container's depth counts
+    itself (a top-level object is depth 1, a string inside it depth 2).
+    """
+    stack: list[tuple[str, Any, int]] = [("$", value, 1)]
+    while stack:
+        path, item, depth = stack.pop()
+        yield path, item, depth
+        if isinstance(item, dict):
+            stack.extend(
+                (f"{path}.{key}", child, depth + 1) for key, child in reversed(item.items())
+            )
+        elif isinstance(item, list):
+            stack.extend(
+                (f"{path}[{i}]", child, depth + 1) for i, child in reversed(list(enumerate(item)))
+            )
+
+
+def container_too_deep(value: Any, limit: int) -> str | None:
+    """Return the JSON path of the first array or object deeper than `limit`, else None."""
+    for path, item, depth in walk(value):
+        if depth > limit and isinstance(item, dict | list):
+            return path
+    return None
+
+
+def loads_bounded(text: str | bytes, limit: int) -> Any:
+    """Parse JSON, raising JsonTooDeep (never RecursionError) past `limit` levels of nesting.
+
+    json.JSONDecodeError passes through for text that is not JSON.
+    """
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+        found = too_deep_at(source, limit)
+        where = f"line {found[0]} column {found[1]}" if found else "$"
+        raise JsonTooDeep(where, limit) from None
+    # Fewer brackets than the limit cannot nest past it: most lines skip the walk.
+    if _may_nest_past(text, limit):
+        path = container_too_deep(value, limit)
+        if path is not None:
+            raise JsonTooDeep(path, limit)
+    return value
+
+
+def _may_nest_past(text: str | bytes, limit: int) -> bool:
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{") > limit
+    return text.count("[") + text.count("{") > limit
