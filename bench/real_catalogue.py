@@ -161,6 +161,7 @@ class JournalCitation:
 
     key: str
     raw: str
+    authors: str
     journal: str
     volume: str
     page: str
@@ -193,6 +194,7 @@ def physics_citations(corpus: Path = CORPUS) -> list[JournalCitation]:
                 JournalCitation(
                     f"{path.name}#{index}",
                     _text(bibl),
+                    ", ".join(_text(a) for a in bibl.findall(f"{_TEI}author")),
                     titles["j"],
                     volume,
                     page.split("-")[0],
@@ -227,7 +229,7 @@ def physics_snapshot(citations: list[JournalCitation]) -> Iterator[tuple[dict[st
                 {
                     "id": arxiv_id,
                     "title": f"Physics result number {number} variant {n}",
-                    "authors": "A. Author",
+                    "authors": c.authors or "A. Author",
                     "journal-ref": _journal_ref(c, page, number + n),
                     "versions": [{"created": f"Mon, 2 Apr {year} 10:00:00 GMT"}],
                     "update_date": f"{year}-04-02",

@@ -1,9 +1,16 @@
-"""Candidate retrieval from the local catalogues (arXiv papers, Crossref works)."""
+"""Candidate retrieval from the local catalogues (arXiv papers, Crossref works).
+
+Every search of a batch of references is one statement per catalogue: title searches go
+through a LATERAL join over the batch's queries, locator searches through one (volume, first
+page) list. Full-text search uses the plain GIN index (no pg_trgm: the embedded PostgreSQL has
+no extensions).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +20,9 @@ from curation.resolution.text import title_key, title_norm, tsquery
 from curation.states import ResolverSource
 
 CANDIDATE_LIMIT = 40
+LOCATOR_LIMIT = 200  # candidates per batch and (volume, page) pair: the venue is checked after
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_NO_MATCH = "zzqxnomatchqxzz"  # a tsquery word no title holds, for a query with no usable word
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,9 @@ class Candidate:
     doi: str | None = None
     venue: str = ""
     paper_id: int | None = None
+    venue_keys: tuple[str, ...] = ()
+    volume: str = ""
+    first_page: str = ""
 
     @property
     def work_key(self) -> str:
@@ -39,7 +51,7 @@ class Candidate:
 
     def describe(self) -> dict[str, Any]:
         """Return the candidate as evidence."""
-        return {
+        found: dict[str, Any] = {
             "source": self.source.value,
             "arxiv_id": self.arxiv_id,
             "doi": self.doi,
@@ -47,19 +59,30 @@ class Candidate:
             "years": list(self.years),
             "first_author": self.first_author,
         }
+        if self.volume or self.first_page:
+            found["locator"] = {"venue_keys": list(self.venue_keys), "volume": self.volume,
+                                "first_page": self.first_page}  # fmt: skip
+        return found
 
 
 _PAPER_COLUMNS = (
-    "id, arxiv_id, title, title_norm, title_key, year, last_updated, journal_ref, "
-    "first_author, authors, doi, in_catalogue"
+    "p.id, p.arxiv_id, p.title, p.title_norm, p.title_key, p.year, p.last_updated, "
+    "p.journal_ref, p.first_author, p.authors, p.doi, p.in_catalogue, "
+    "l.venue_key, l.volume, l.first_page"
 )
+_PAPERS = "curation_paper p LEFT JOIN resolution_paperlocator l ON l.paper_id = p.id"
 _CROSSREF_COLUMNS = (
-    "doi, title, title_norm, title_key, year, first_author, authors, container_title"
+    "c.doi, c.title, c.title_norm, c.title_key, c.year, c.first_author, c.authors, "
+    "c.container_title, c.venue_key, c.short_venue_key, c.volume, c.first_page"
 )
+_WORKS = "resolution_crossrefwork c"
 
 
-def _paper(row: tuple[Any, ...]) -> Candidate:
-    pk, arxiv_id, title, norm, key, year, updated, journal_ref, first, authors, doi, in_cat = row
+def _paper(row: Sequence[Any]) -> Candidate:
+    pk, arxiv_id, title, norm, key, year, updated, journal_ref, first, authors, doi, in_cat = row[
+        :12
+    ]
+    venue_key, volume, first_page = row[12:15]
     years = {y for y in (year, updated.year if updated else None) if y}
     years.update(int(y) for y in _YEAR.findall(journal_ref or ""))
     return Candidate(
@@ -74,11 +97,14 @@ def _paper(row: tuple[Any, ...]) -> Candidate:
         doi=doi.lower() or None,
         venue=journal_ref or "",
         paper_id=pk,
+        venue_keys=(venue_key,) if venue_key else (),
+        volume=volume or "",
+        first_page=first_page or "",
     )
 
 
-def _crossref(row: tuple[Any, ...]) -> Candidate:
-    doi, title, norm, key, year, first, authors, container = row
+def _crossref(row: Sequence[Any]) -> Candidate:
+    doi, title, norm, key, year, first, authors, container, venue, short, volume, page = row
     return Candidate(
         source=ResolverSource.DOI,
         title=title,
@@ -89,6 +115,9 @@ def _crossref(row: tuple[Any, ...]) -> Candidate:
         authors=authors,
         doi=doi,
         venue=container,
+        venue_keys=tuple(k for k in dict.fromkeys((venue, short)) if k),
+        volume=volume,
+        first_page=page,
     )
 
 
@@ -103,9 +132,7 @@ def papers_by_arxiv_id(ids: Iterable[str]) -> dict[str, Candidate]:
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    rows = _select(
-        f"SELECT {_PAPER_COLUMNS} FROM curation_paper WHERE arxiv_id = ANY(%s)", [wanted]
-    )
+    rows = _select(f"SELECT {_PAPER_COLUMNS} FROM {_PAPERS} WHERE p.arxiv_id = ANY(%s)", [wanted])
     return {row[1]: _paper(row) for row in rows}
 
 
@@ -115,14 +142,12 @@ def works_by_doi(dois: Iterable[str]) -> dict[str, Candidate]:
     if not wanted:
         return {}
     found: dict[str, Candidate] = {}
-    for row in _select(
-        f"SELECT {_CROSSREF_COLUMNS} FROM resolution_crossrefwork WHERE doi = ANY(%s)", [wanted]
-    ):
+    for row in _select(f"SELECT {_CROSSREF_COLUMNS} FROM {_WORKS} WHERE c.doi = ANY(%s)", [wanted]):
         found[row[0]] = _crossref(row)
     missing = [d for d in wanted if d not in found]
     if missing:
         for row in _select(
-            f"SELECT {_PAPER_COLUMNS} FROM curation_paper WHERE doi = ANY(%s)", [missing]
+            f"SELECT {_PAPER_COLUMNS} FROM {_PAPERS} WHERE p.doi = ANY(%s)", [missing]
         ):
             found.setdefault(row[10].lower(), _paper(row))
     return found
@@ -133,11 +158,8 @@ def arxiv_papers_with_dois(dois: Iterable[str]) -> dict[str, Candidate]:
     wanted = sorted({d.lower() for d in dois})
     if not wanted:
         return {}
-    rows = _select(f"SELECT {_PAPER_COLUMNS} FROM curation_paper WHERE doi = ANY(%s)", [wanted])
+    rows = _select(f"SELECT {_PAPER_COLUMNS} FROM {_PAPERS} WHERE p.doi = ANY(%s)", [wanted])
     return {row[10].lower(): _paper(row) for row in rows}
-
-
-_FTS = "to_tsvector('simple'::regconfig, COALESCE({col}, '')) @@ to_tsquery('simple', %s)"
 
 
 def word_frequencies(words: Iterable[str]) -> dict[str, int]:
@@ -149,25 +171,84 @@ def word_frequencies(words: Iterable[str]) -> dict[str, int]:
     return {word: count for word, count in rows}
 
 
+@dataclass(frozen=True)
+class TitleSearch:
+    """One title search: the exact key, the full-text query, the length to prefer."""
+
+    key: str
+    query: str | None
+    length: int
+
+    @classmethod
+    def for_title(cls, title: str, frequencies: Mapping[str, int] | None = None) -> TitleSearch:
+        """Return the search for a title: its key, and most of its rarest words."""
+        norm = title_norm(title)
+        return cls(title_key(title), tsquery(norm, frequencies), len(norm))
+
+
+_LATERAL = """
+SELECT q.i, {outer} FROM unnest(%s::int[], %s::text[], %s::text[], %s::int[])
+    AS q(i, key, tsq, len)
+CROSS JOIN LATERAL (
+    SELECT {columns} FROM {table}
+    WHERE {alias}.title_key = q.key
+       OR to_tsvector('simple'::regconfig, COALESCE({alias}.title_norm, ''))
+          @@ to_tsquery('simple', q.tsq)
+    ORDER BY ({alias}.title_key = q.key) DESC, abs(length({alias}.title_norm) - q.len)
+    LIMIT {limit}
+) sub
+"""
+
+
+def title_candidates_batch(searches: Sequence[TitleSearch | None]) -> list[list[Candidate]]:
+    """Return, for each search, the records whose title shares most rare words, or equals it."""
+    found: list[list[Candidate]] = [[] for _ in searches]
+    wanted = [(i, s) for i, s in enumerate(searches) if s is not None and (s.key or s.query)]
+    if not wanted:
+        return found
+    params = [
+        [i for i, _ in wanted],
+        [s.key or _NO_MATCH for _, s in wanted],
+        [s.query or _NO_MATCH for _, s in wanted],
+        [s.length for _, s in wanted],
+    ]
+    for table, alias, columns, build in (
+        (_PAPERS, "p", _PAPER_COLUMNS, _paper),
+        (_WORKS, "c", _CROSSREF_COLUMNS, _crossref),
+    ):
+        outer = ", ".join(f"sub.{c.strip().split('.')[-1]}" for c in columns.split(","))
+        sql = _LATERAL.format(outer=outer, columns=columns, table=table, alias=alias,
+                              limit=CANDIDATE_LIMIT)  # fmt: skip
+        for row in _select(sql, params):
+            found[row[0]].append(build(row[1:]))
+    return found
+
+
 def title_candidates(title: str, frequencies: Mapping[str, int] | None = None) -> list[Candidate]:
     """Return catalogue records whose title shares most rare words with title, or equals it."""
-    norm, key = title_norm(title), title_key(title)
-    query = tsquery(norm, frequencies)
-    where = "title_key = %s" + (f" OR {_FTS.format(col='title_norm')}" if query else "")
-    params: list[Any] = [key] + ([query] if query else [])
-    order = " ORDER BY (title_key = %s) DESC, abs(length(title_norm) - %s) LIMIT %s"
-    tail = [key, len(norm), CANDIDATE_LIMIT]
-    found = [
-        _paper(row)
-        for row in _select(
-            f"SELECT {_PAPER_COLUMNS} FROM curation_paper WHERE {where}{order}", params + tail
-        )
-    ]
-    found += [
-        _crossref(row)
-        for row in _select(
-            f"SELECT {_CROSSREF_COLUMNS} FROM resolution_crossrefwork WHERE {where}{order}",
-            params + tail,
-        )
-    ]
+    return title_candidates_batch([TitleSearch.for_title(title, frequencies)])[0]
+
+
+def locator_candidates(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[Candidate]]:
+    """Return the records published at each (volume, first page), of any journal."""
+    wanted = sorted(set(pairs))
+    found: dict[tuple[str, str], list[Candidate]] = defaultdict(list)
+    if not wanted:
+        return found
+    volumes, pages = [v for v, _ in wanted], [p for _, p in wanted]
+    pairs_sql = "SELECT * FROM unnest(%s::text[], %s::text[])"
+    for row in _select(
+        f"SELECT {_CROSSREF_COLUMNS} FROM {_WORKS} WHERE c.volume <> '' AND "
+        f"(c.volume, c.first_page) IN ({pairs_sql}) LIMIT %s",
+        [volumes, pages, LOCATOR_LIMIT * len(wanted)],
+    ):
+        candidate = _crossref(row)
+        found[(candidate.volume, candidate.first_page)].append(candidate)
+    for row in _select(
+        f"SELECT {_PAPER_COLUMNS} FROM {_PAPERS} WHERE (l.volume, l.first_page) IN ({pairs_sql}) "
+        "LIMIT %s",
+        [volumes, pages, LOCATOR_LIMIT * len(wanted)],
+    ):
+        candidate = _paper(row)
+        found[(candidate.volume, candidate.first_page)].append(candidate)
     return found

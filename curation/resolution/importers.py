@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - depends on the environment
     from json import loads as _loads
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
 from curation.resolution.text import fold_name, title_norm
+from curation.resolution.venues import first_page, page_key, parse_journal_ref, venue_key
 
 _MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 _WITHDRAWN = ("this paper has been withdrawn", "withdrawn by", "paper withdrawn")
@@ -118,12 +119,22 @@ def arxiv_row(item: Any) -> tuple[Any, ...]:
     comments = _text(item.get("comments"))
     norm = title_norm(title)
     year = submitted.year if submitted else _year_of(item.get("update_date"))
+    journal_ref = _text(item.get("journal-ref"))
     return (
         arxiv_id.strip(), title, _text(item.get("authors")), _text(item.get("doi")).lower()[:255],
         categories[:255], categories.split(" ")[0][:64] or None, len(versions) or None,
-        submitted, last, _text(item.get("journal-ref")), comments, _first_surname(item), year,
+        submitted, last, journal_ref, comments, _first_surname(item), year,
         norm, norm.replace(" ", "")[:255], any(w in comments.lower() for w in _WITHDRAWN),
+        *_locator_columns(journal_ref),
     )  # fmt: skip
+
+
+def _locator_columns(journal_ref: str) -> tuple[str, str, str, int | None]:
+    """Return the staged locator of a journal-ref (venue key, volume, first page, year)."""
+    locator = parse_journal_ref(journal_ref)
+    if locator is None:
+        return ("", "", "", None)
+    return (locator.venue_key, locator.volume, locator.first_page, locator.year)
 
 
 def _year_of(value: Any) -> int | None:
@@ -136,11 +147,31 @@ _STAGE_TYPES = (
     "text", "text", "text", "text", "text", "text", "smallint", "timestamptz", "timestamptz",
     "text", "text", "text", "smallint", "text", "text", "boolean",
 )  # fmt: skip
+LOCATOR_COLUMNS = ("venue_key", "volume", "first_page", "locator_year")
 _CREATE_STAGE = (
     f"CREATE TEMP TABLE IF NOT EXISTS {_STAGE} (line bigint, "
     + ", ".join(f"{c} {t}" for c, t in zip(PAPER_COLUMNS, _STAGE_TYPES, strict=True))
+    + ", venue_key text, volume text, first_page text, locator_year smallint"
     + ") ON COMMIT DELETE ROWS"
 )
+# Locators follow the journal-ref: set, changed, or removed with it.
+_LOCATORS = f"""
+WITH latest AS (
+    SELECT DISTINCT ON (arxiv_id) arxiv_id, venue_key, volume, first_page, locator_year
+    FROM {_STAGE} ORDER BY arxiv_id, line DESC
+), gone AS (
+    DELETE FROM resolution_paperlocator l USING latest s, curation_paper p
+    WHERE p.arxiv_id = s.arxiv_id AND l.paper_id = p.id AND s.venue_key = ''
+)
+INSERT INTO resolution_paperlocator (paper_id, venue_key, volume, first_page, year)
+SELECT p.id, s.venue_key, s.volume, s.first_page, s.locator_year
+FROM latest s JOIN curation_paper p ON p.arxiv_id = s.arxiv_id WHERE s.venue_key <> ''
+ON CONFLICT (paper_id) DO UPDATE SET venue_key = EXCLUDED.venue_key, volume = EXCLUDED.volume,
+    first_page = EXCLUDED.first_page, year = EXCLUDED.year
+WHERE (resolution_paperlocator.venue_key, resolution_paperlocator.volume,
+       resolution_paperlocator.first_page, resolution_paperlocator.year)
+    IS DISTINCT FROM (EXCLUDED.venue_key, EXCLUDED.volume, EXCLUDED.first_page, EXCLUDED.year)
+"""
 _UPSERT = f"""
 WITH up AS (
     INSERT INTO curation_paper ({", ".join(PAPER_COLUMNS)}, in_catalogue, snapshot_observed_at)
@@ -259,7 +290,7 @@ def _load_batch(
         if rows:
             cursor.execute(_CREATE_STAGE)
             cursor.execute(f"TRUNCATE {_STAGE}")  # inside an outer transaction nothing commits
-            columns = ", ".join(("line", *PAPER_COLUMNS))
+            columns = ", ".join(("line", *PAPER_COLUMNS, *LOCATOR_COLUMNS))
             # COPY bypasses Django's execute wrapper, so it carries no history context, but it
             # only fills the staging table, which has no triggers.
             with cursor.cursor.copy(f"COPY {_STAGE} ({columns}) FROM STDIN") as copy:
@@ -270,6 +301,7 @@ def _load_batch(
             with audited(actor, reason):
                 cursor.execute(_UPSERT, [timezone.now()])
                 inserted, updated = cursor.fetchone()
+                cursor.execute(_LOCATORS)
             report.inserted += inserted
             report.updated += updated
         checkpoint.line, checkpoint.byte_offset = line, offset
@@ -320,6 +352,18 @@ def crossref_fields(work: Any, keep_raw: bool = False) -> dict[str, Any]:
         "updated_by": work.get("updated-by") or [],
         "update_to": work.get("update-to") or [],
         "raw": work if keep_raw else None,
+        **_crossref_locator(work),
+    }
+
+
+def _crossref_locator(work: dict[str, Any]) -> dict[str, str]:
+    """Return the journal keys, volume and first page of a Crossref work."""
+    page = first_page(_text(work.get("page"))) or page_key(_text(work.get("article-number")))
+    return {
+        "venue_key": venue_key(_first(work.get("container-title"))),
+        "short_venue_key": venue_key(_first(work.get("short-container-title"))),
+        "volume": page_key(_text(work.get("volume"))),
+        "first_page": page,
     }
 
 
@@ -338,6 +382,7 @@ def store_crossref_works(works: Iterable[dict[str, Any]], keep_raw: bool = False
         update_fields=[
             "title", "title_norm", "title_key", "container_title", "first_author", "authors",
             "year", "type", "updated_by", "update_to", "raw", "imported_at",
+            "venue_key", "short_venue_key", "volume", "first_page",
         ],
     )  # fmt: skip
     return len(objects)

@@ -27,15 +27,41 @@ class CrossrefWork(models.Model):
     update_to = models.JSONField(default=list, blank=True, help_text="Crossref `update-to`")
     raw = models.JSONField(null=True, blank=True)
     imported_at = models.DateTimeField(auto_now=True)
+    # Where it was published (curation.resolution.venues): journal keys, volume, first page.
+    venue_key = models.CharField(max_length=128, blank=True, default="")
+    short_venue_key = models.CharField(max_length=128, blank=True, default="")
+    volume = models.CharField(max_length=32, blank=True, default="")
+    first_page = models.CharField(max_length=32, blank=True, default="")
 
     class Meta:
         indexes = [
             models.Index(fields=["title_key"], name="crossref_title_key"),
             GinIndex(SearchVector("title_norm", config="simple"), name="crossref_title_fts"),
+            models.Index(
+                fields=["volume", "first_page"], name="crossref_locator", condition=~Q(volume="")
+            ),
         ]
 
     def __str__(self) -> str:
         return f"doi:{self.doi}"
+
+
+class PaperLocator(models.Model):
+    """Where an arXiv paper was published, parsed from its journal-ref at catalogue import."""
+
+    paper = models.OneToOneField(
+        "curation.Paper", on_delete=models.CASCADE, primary_key=True, related_name="locator"
+    )
+    venue_key = models.CharField(max_length=128)
+    volume = models.CharField(max_length=32)
+    first_page = models.CharField(max_length=32)
+    year = models.SmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["volume", "first_page"], name="paper_locator")]
+
+    def __str__(self) -> str:
+        return f"{self.venue_key} {self.volume}, {self.first_page}"
 
 
 class TitleWord(models.Model):

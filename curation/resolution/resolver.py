@@ -12,8 +12,8 @@ from django.conf import settings
 from curation.crossref import CrossrefError, get_client
 from curation.references import Malformed, ParsedReference, extract_identifiers, parse_reference
 from curation.references.quality import title_problem
-from curation.resolution import catalogue
-from curation.resolution.catalogue import Candidate
+from curation.resolution import catalogue, matching
+from curation.resolution.catalogue import Candidate, TitleSearch
 from curation.resolution.importers import store_crossref_works
 from curation.resolution.scoring import (
     TIE_MARGIN,
@@ -24,11 +24,12 @@ from curation.resolution.scoring import (
     titles_match,
 )
 from curation.resolution.text import clean_title, fold_name, title_key, title_norm
+from curation.resolution.validate import RawText, validate
 from curation.states import ResolutionStatus, ResolverSource
 
 log = logging.getLogger(__name__)
 
-RESOLVER_VERSION = "resolver-1.0"
+RESOLVER_VERSION = "resolver-2.0"
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
 _S = ResolutionStatus
 
@@ -49,6 +50,8 @@ class ReferenceInput:
     problem: str | None = None  # why the title is unusable (SPEC §2 step 1), None when usable
     repairs: list[dict[str, str]] = field(default_factory=list)
     origin: str = "raw_reference"
+    raw: str | None = None  # the whole reference string, matched against each candidate
+    names_given: bool = False  # the string names people (so authors can contradict)
 
     @classmethod
     def from_parse(cls, parsed: ParsedReference) -> ReferenceInput:
@@ -65,6 +68,8 @@ class ReferenceInput:
             url=parsed.url,
             problem=None if parsed.title_usable else (parsed.title_problem or "no_title"),
             repairs=[r.to_dict() for r in parsed.repairs],
+            raw=parsed.raw,
+            names_given=bool(parsed.authors),
         )
 
     @classmethod
@@ -169,6 +174,8 @@ class Lookups:
     papers_by_doi: dict[str, Candidate] = field(default_factory=dict)
     crossref_notes: dict[str, str] = field(default_factory=dict)
     frequencies: dict[str, int] = field(default_factory=dict)
+    texts: list[RawText | None] = field(default_factory=list)
+    found: list[list[Candidate]] = field(default_factory=list)  # per input, from its raw text
 
     @classmethod
     def for_inputs(cls, inputs: Sequence[ReferenceInput]) -> Lookups:
@@ -192,7 +199,26 @@ class Lookups:
         )
         for doi in sorted(dois - set(lookups.works)):
             lookups._ask_crossref(doi)
+        lookups.texts = [RawText(item.raw) if item.raw else None for item in inputs]
+        for text in lookups.texts:
+            if text is not None:
+                text.pairs = set(matching.locator_pairs(text.raw))
+        searches = [
+            TitleSearch.for_title(item.query().title or "", lookups.frequencies)
+            if item.raw and item.title
+            else None
+            for item in inputs
+        ]
+        lookups.found = matching.first_candidates(lookups.texts, searches)
         return lookups
+
+    def search_whole_strings(self, wanted: Sequence[int]) -> None:
+        """Add candidates by the rarest words of the whole string, for the inputs in wanted."""
+        texts = [self.texts[i] for i in wanted]
+        words = {w for t in texts if t for w in t.words}
+        frequencies = catalogue.word_frequencies(words)
+        for i, found in zip(wanted, matching.string_candidates(texts, frequencies), strict=True):
+            self.found[i] = self.found[i] + found
 
     def _ask_crossref(self, doi: str) -> None:
         """Look an unknown DOI up on the Crossref API (online mode only) and keep the answer."""
@@ -224,7 +250,16 @@ def resolve_raw(raw: str) -> tuple[ParsedReference, Verdict]:
 def resolve_inputs(inputs: Sequence[ReferenceInput]) -> list[Verdict]:
     """Resolve a batch of references with one identifier lookup for all of them."""
     lookups = Lookups.for_inputs(inputs)
-    return [resolve_one(item, lookups) for item in inputs]
+    verdicts = [resolve_one(item, lookups, i) for i, item in enumerate(inputs)]
+    # References the first searches did not settle: search by the whole string, all at once.
+    retry = [
+        i for i, v in enumerate(verdicts) if v.evidence.get("step") == "string" and not v.verified
+    ]
+    if retry:
+        lookups.search_whole_strings(retry)
+        for i in retry:
+            verdicts[i] = resolve_one(inputs[i], lookups, i, whole_string=True)
+    return verdicts
 
 
 def _evidence(item: ReferenceInput, lookups: Lookups) -> dict[str, Any]:
@@ -246,31 +281,113 @@ def _evidence(item: ReferenceInput, lookups: Lookups) -> dict[str, Any]:
     }
 
 
-def resolve_one(item: ReferenceInput, lookups: Lookups) -> Verdict:
+def resolve_one(
+    item: ReferenceInput, lookups: Lookups, index: int | None = None, whole_string: bool = False
+) -> Verdict:
     """Return the verdict for one reference, deciding in SPEC §2's order."""
     evidence = _evidence(item, lookups)
     identifiers = _identifier_records(item, lookups, evidence)
     has_identifier = bool(item.arxiv_ids or item.dois or item.pith_arxiv_id)
-    # 1. No usable title and no identifier (nor a URL, which is a reference to a web page).
-    if item.title is None and not has_identifier and not item.malformed and not item.url:
-        evidence["step"] = "parse_uncertain"
-        evidence["decision"] = f"no usable title ({item.problem}) and no identifier"
-        return Verdict(_S.PARSE_UNCERTAIN, ResolverSource.RAW_FALLBACK, evidence)
-    # 2. A valid identifier that resolves to a known record.
+    text = lookups.texts[index] if index is not None and lookups.texts else None
+    if text is None and item.raw:
+        text = RawText(item.raw)
+        text.pairs = set(matching.locator_pairs(text.raw))
     query = item.query()
+    # 2. A valid identifier that resolves to a known record (two naming different works: say so).
     if identifiers:
+        works = _distinct_works(identifiers, lookups)
+        if len(works) > 1:
+            return _identifiers_disagree(works, evidence)
         record, via = identifiers[0]
-        return _by_identifier(query, record, via, lookups, evidence)
-    # 3./4./5. Unknown or invalid identifier, or none: the title decides.
-    evidence["step"] = "title"
-    verdict = _by_title(query, lookups, evidence)
-    if not verdict.verified:
-        verdict = _by_title_segments(query, lookups, evidence) or verdict
-    if item.malformed and not has_identifier and not verdict.verified:
+        return _by_identifier(query, record, via, lookups, evidence, item, text)
+    if text is not None:
+        # The whole string names the work: title, authors, year, journal, volume, first page.
+        candidates = lookups.found[index] if index is not None and lookups.found else []
+        verdict = _by_string(item, text, candidates, lookups, evidence, whole_string)
+    elif item.title is None and not item.malformed and not item.url:
+        verdict = Verdict(_S.UNRESOLVED, ResolverSource.RAW_FALLBACK, evidence)
+        evidence["decision"] = "no usable title"
+    else:
+        # 3./5. Unknown identifier or none, imported cited_work: the title decides.
+        evidence["step"] = "title"
+        verdict = _by_title(query, lookups, evidence)
+        if not verdict.verified:
+            verdict = _by_title_segments(query, lookups, evidence) or verdict
+    if verdict.verified or verdict.status == _S.METADATA_MISMATCH:
+        return verdict
+    # 1. No usable title, no identifier, and nothing in the string named a record.
+    if item.title is None and not has_identifier and not item.malformed and not item.url:
+        evidence["decision"] = f"no usable title ({item.problem}) and no identifier"
+        verdict.status = _S.PARSE_UNCERTAIN
+        return verdict
+    if item.malformed and not has_identifier:
         # 4. An invalid identifier that the title could not make up for.
         evidence["decision"] = "invalid identifier and no verified title: " + evidence["decision"]
         verdict.status = _S.MALFORMED_IDENTIFIER
     return verdict
+
+
+def _by_string(
+    item: ReferenceInput,
+    text: RawText,
+    candidates: list[Candidate],
+    lookups: Lookups,
+    evidence: dict[str, Any],
+    whole_string: bool,
+) -> Verdict:
+    """Decide by validating each candidate against the whole string (SPEC §2 step 5)."""
+    evidence["step"] = "string"
+    evidence["searched"] = ["parsed title", "locator"] + (["whole string"] if whole_string else [])
+    found = matching.match(text, candidates, names_given=item.names_given,
+                           parsed_title=item.query().title)  # fmt: skip
+    evidence["candidates"] = found.candidates
+    evidence["decision"] = found.decision
+    best = found.best
+    source = best.candidate.source if best else ResolverSource.RAW_FALLBACK
+    score = best.score if best else None
+    if found.status is None:
+        return Verdict(_S.UNRESOLVED, source, evidence, score=score)
+    if found.status not in (_S.VERIFIED_EXACT, _S.VERIFIED_FUZZY) or best is None:
+        return Verdict(found.status, source, evidence, score=score)
+    linked = best.candidate
+    paper = lookups.papers_by_doi.get(linked.doi or "") if linked.doi else None
+    if linked.source == ResolverSource.DOI and paper is None and linked.doi:
+        paper = catalogue.arxiv_papers_with_dois([linked.doi]).get(linked.doi)
+    evidence["matched"] = best.describe()
+    return Verdict(found.status, linked.source, evidence, linked,
+                   linked.arxiv_id or (paper.arxiv_id if paper else None), score)  # fmt: skip
+
+
+def _distinct_works(
+    identifiers: list[tuple[Candidate, str]], lookups: Lookups
+) -> dict[str, tuple[Candidate, str]]:
+    """Return the works the identifiers name, one entry per work (a paper and its DOI are one)."""
+    works: dict[str, tuple[Candidate, str]] = {}
+    for record, via in identifiers:
+        key = record.work_key
+        if record.doi and not record.arxiv_id:
+            paper = lookups.papers_by_doi.get(record.doi)
+            key = paper.work_key if paper else key
+        if not record.arxiv_id and record.doi:
+            for other, _ in identifiers:
+                if other.arxiv_id and other.doi == record.doi:
+                    key = other.work_key
+        works.setdefault(key, (record, via))
+    return works
+
+
+def _identifiers_disagree(
+    works: dict[str, tuple[Candidate, str]], evidence: dict[str, Any]
+) -> Verdict:
+    """Return metadata_mismatch: the reference's identifiers name different works."""
+    evidence["step"] = "identifier"
+    evidence["identifiers_disagree"] = [via for _, via in works.values()]
+    evidence["candidates"] = [record.describe() for record, _ in works.values()]
+    evidence["decision"] = "the identifiers name different works: " + ", ".join(
+        via for _, via in works.values()
+    )
+    first = next(iter(works.values()))[0]
+    return Verdict(_S.METADATA_MISMATCH, first.source, evidence)
 
 
 def _identifier_records(
@@ -298,26 +415,33 @@ def _by_identifier(
     via: str,
     lookups: Lookups,
     evidence: dict[str, Any],
+    item: ReferenceInput | None = None,
+    text: RawText | None = None,
 ) -> Verdict:
     """Decide SPEC §2 step 2: the identifier resolves; the title and year must not contradict."""
     scored = score(query, record)
     evidence["step"] = "identifier"
     evidence["identifier_resolved"] = via
-    evidence["candidates"] = [scored.describe()]
     title_ok = query.title is None or title_agrees_with_identifier(query, record)
+    checks = {"year": scored.year, "author": scored.author}
+    if text is not None and item is not None:
+        # The whole string, not the parse: "Yang F, Lim GP" names Yang even if parsed as "F".
+        check = validate(text, record, names_given=item.names_given, parsed_title=query.title)
+        evidence["candidates"] = [check.describe()]
+        title_ok = title_ok or check.title_found
+        author = "contradicts" if check.author_contradicts and not check.title_found else "agrees"
+        checks = {"year": check.year, "author": author}
+    else:
+        evidence["candidates"] = [scored.describe()]
     paper_of_doi = lookups.papers_by_doi.get(record.doi or "") if record.doi else None
     cited_arxiv = record.arxiv_id or (paper_of_doi.arxiv_id if paper_of_doi else None)
-    if title_ok and not scored.contradicted:
+    if title_ok and "contradicts" not in checks.values():
         evidence["decision"] = f"{via} resolves and the reference does not contradict it"
         return Verdict(
             _S.VERIFIED_EXACT, record.source, evidence, record, cited_arxiv, scored.score
         )
     why = [] if title_ok else ["the title names another work"]
-    why += [
-        f"{name} contradicts"
-        for name in ("year", "author")
-        if getattr(scored, name) == "contradicts"
-    ]
+    why += [f"{name} contradicts" for name, value in checks.items() if value == "contradicts"]
     evidence["decision"] = f"{via} resolves but " + ", ".join(why)
     return Verdict(_S.METADATA_MISMATCH, record.source, evidence, None, None, scored.score)
 
@@ -332,14 +456,14 @@ def _by_title(query: Query, lookups: Lookups, evidence: dict[str, Any]) -> Verdi
     )
     scored.sort(key=lambda s: (-s.score, s.candidate.work_key))
     evidence["candidates"] = [s.describe() for s in scored[:5]]
-    matching = [s for s in scored if titles_match(query, s.candidate, s.title_similarity)]
-    if not matching:
+    similar = [s for s in scored if titles_match(query, s.candidate, s.title_similarity)]
+    if not similar:
         evidence["decision"] = "no candidate title above the threshold"
         source = scored[0].candidate.source if scored else ResolverSource.RAW_FALLBACK
         return Verdict(_S.UNRESOLVED, source, evidence, score=scored[0].score if scored else None)
-    consistent = [s for s in matching if not s.contradicted]
+    consistent = [s for s in similar if not s.contradicted]
     if not consistent:
-        best = matching[0]
+        best = similar[0]
         evidence["decision"] = "the matching title is contradicted by year or first author"
         return Verdict(_S.METADATA_MISMATCH, best.candidate.source, evidence, score=best.score)
     best = consistent[0]

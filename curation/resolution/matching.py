@@ -1,0 +1,146 @@
+"""Whole-string matching: candidates from the raw text, each validated against it.
+
+Candidates come from three places, searched for a whole batch at once: the parsed title (when
+the parser found one), every (volume, first page) pair of numbers in the string, and — for the
+references still unmatched — the rarest words of the whole string. Each candidate is then
+validated by how its own title, authors, year, volume, first page and journal appear in the
+string (curation.resolution.validate); the parse only breaks ties.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from curation.resolution import catalogue
+from curation.resolution.catalogue import Candidate, TitleSearch
+from curation.resolution.text import content_tokens
+from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, validate
+from curation.resolution.venues import page_key
+from curation.states import ResolutionStatus, ResolverSource
+
+TIE_MARGIN = 2.0
+_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)(?![0-9])")
+_PAIR_WINDOW = 3  # a first page is at most this many numbers after its volume ("393 (1993) 377")
+_STRING_WORDS = 5  # the rarest words of the whole string searched for, three of them required
+_S = ResolutionStatus
+
+
+def locator_pairs(raw: str) -> list[tuple[str, str]]:
+    """Return the (volume, first page) pairs the string's numbers could be."""
+    numbers = [page_key(n) for n in _NUMBER.findall(raw)]
+    numbers = [n for n in numbers if n and len(n) <= 8]
+    pairs = []
+    for i, volume in enumerate(numbers):
+        if not volume.isdigit():
+            continue
+        for page in numbers[i + 1 : i + 1 + _PAIR_WINDOW]:
+            if page != volume:
+                pairs.append((volume, page))
+    return pairs
+
+
+def string_search(text: RawText, frequencies: Mapping[str, int]) -> TitleSearch | None:
+    """Return a search by the rarest catalogue title words of the whole string."""
+    words = [
+        w
+        for w in content_tokens(text.norm, frequencies)
+        if frequencies.get(w, 0) > 0 and len(w) > 2 and not w.isdigit()
+    ][:_STRING_WORDS]
+    if len(words) < 2:
+        return None
+    need = min(3, len(words))
+    query = " | ".join(f"({' & '.join(g)})" for g in combinations(words, need))
+    return TitleSearch("", query, len(text.norm) // 2)
+
+
+def first_candidates(
+    texts: Sequence[RawText | None], titles: Sequence[TitleSearch | None]
+) -> list[list[Candidate]]:
+    """Return each reference's candidates by its parsed title and its locator pairs."""
+    pairs = [locator_pairs(t.raw) if t else [] for t in texts]
+    located = catalogue.locator_candidates(p for ps in pairs for p in ps)
+    by_title = catalogue.title_candidates_batch(titles)
+    found = []
+    for own, titled in zip(pairs, by_title, strict=True):
+        found.append(titled + [c for p in own for c in located.get(p, [])])
+    return found
+
+
+def string_candidates(
+    texts: Sequence[RawText | None], frequencies: Mapping[str, int]
+) -> list[list[Candidate]]:
+    """Return each reference's candidates by the rarest words of its whole string."""
+    return catalogue.title_candidates_batch(
+        [string_search(t, frequencies) if t else None for t in texts]
+    )
+
+
+@dataclass
+class Match:
+    """The outcome of matching one reference string against its candidates."""
+
+    status: ResolutionStatus | None  # None: nothing in the string names a candidate
+    best: Validation | None
+    decision: str
+    candidates: list[dict[str, Any]]
+
+
+def _passes(check: Validation, parsed_title: bool) -> bool:
+    """Return whether a candidate is named by the string and not contradicted by it."""
+    if check.contradicted:
+        return False
+    if check.title_found:
+        # A short title ("Software engineering") also reads as a venue: the first author must be
+        # there too.
+        return len(check.candidate.title_key) >= MIN_EXACT_KEY or check.first_author
+    if check.locator:
+        # A journal citation names its work by the locator; with a title of its own that is not
+        # the candidate's, an author must agree as well.
+        return not parsed_title or bool(check.authors_found)
+    return False
+
+
+def _dedupe(checks: list[Validation]) -> list[Validation]:
+    """Keep one entry per work (an arXiv paper and the Crossref record of its DOI are one)."""
+    arxiv_dois = {c.candidate.doi for c in checks if c.candidate.arxiv_id and c.candidate.doi}
+    best: dict[str, Validation] = {}
+    for check in checks:
+        candidate = check.candidate
+        if candidate.source == ResolverSource.DOI and candidate.doi in arxiv_dois:
+            continue
+        current = best.get(candidate.work_key)
+        if current is None or check.score > current.score:
+            best[candidate.work_key] = check
+    return sorted(best.values(), key=lambda c: (-c.score, c.candidate.work_key))
+
+
+def match(
+    text: RawText, candidates: list[Candidate], *, names_given: bool, parsed_title: str | None
+) -> Match:
+    """Validate every candidate against the string and decide (SPEC §2 step 5)."""
+    checks = _dedupe(
+        [validate(text, c, names_given=names_given, parsed_title=parsed_title) for c in candidates]
+    )
+    described = [c.describe() for c in checks[:5]]
+    passing = [c for c in checks if _passes(c, parsed_title is not None)]
+    if passing:
+        best = passing[0]
+        if len(passing) > 1 and best.score - passing[1].score < TIE_MARGIN:
+            return Match(_S.UNRESOLVED, best, "two or more records match equally well: left to "
+                         "curators", described)  # fmt: skip
+        if best.title_exact or (best.locator and not best.title_found and parsed_title is None):
+            status = _S.VERIFIED_EXACT
+        else:
+            status = _S.VERIFIED_FUZZY
+        how = "title" if best.title_found else "journal, volume and first page"
+        return Match(status, best, f"one record clearly best ({how} found in the string)",
+                     described)  # fmt: skip
+    named = [c for c in checks if c.title_exact or c.title_found]
+    if named:
+        return Match(_S.METADATA_MISMATCH, named[0], "the matching title is contradicted by year "
+                     "or authors", described)  # fmt: skip
+    return Match(None, checks[0] if checks else None, "no candidate named by the string", described)

@@ -1,0 +1,213 @@
+"""Validate a candidate against the whole reference string (the SBMV / biblio-glutton shape).
+
+Each of the candidate's own fields — title, author surnames, year, volume, first page, venue —
+is looked for in the raw string, with fuzzy alignment for the title. The parse is not needed
+to decide; it only breaks ties. The evidence says which field was found where.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from rapidfuzz import fuzz
+from unidecode import unidecode
+
+from curation.resolution.catalogue import Candidate
+from curation.resolution.text import fold_name, title_key, title_norm
+from curation.resolution.venues import VenueText, page_key
+
+TITLE_FOUND = 90.0  # aligned similarity (0-100) above which the candidate's title is in the string
+_YEAR = re.compile(r"(?<![\d.])((?:1[89]|20)\d\d)(?![\d])")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)")
+_DIGITS = re.compile(r"\d+")
+# "opti-\nmization": a word broken at a line end (a capital after the hyphen is a real hyphen).
+_BROKEN = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
+_NAME_SPLIT = re.compile(r"[\s,;.]+")
+MIN_EXACT_KEY = 20  # shorter titles must stand as whole words in the string to count as found
+
+
+class RawText:
+    """A reference string prepared once for validating many candidates."""
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+        joined = _BROKEN.sub("", raw)
+        self.norm = title_norm(joined)
+        self.spaced = f" {self.norm} "
+        self.key = title_key(joined) if len(joined) < 255 else self.norm.replace(" ", "")
+        self.words = set(self.norm.split()) | set(title_norm(unidecode(joined)).split())
+        self.pairs: set[tuple[str, str]] = set()  # (volume, first page) pairs, set by matching
+        self.years = {int(y) for y in _YEAR.findall(raw)}
+        self.numbers = {page_key(n) for n in _NUMBER.findall(raw)}
+
+    @cached_property
+    def venue(self) -> VenueText:
+        """Return the string's abbreviated words (for journal keys), built when first needed."""
+        return VenueText(self.raw)
+
+    def has_word(self, name: str) -> bool:
+        """Return whether a folded surname stands in the string (glued ones need four letters)."""
+        if name in self.words:
+            return True
+        return len(name) >= 4 and name in self.key
+
+
+@dataclass
+class Validation:
+    """How a candidate's fields appear in the reference string."""
+
+    candidate: Candidate
+    title_similarity: float = 0.0
+    title_exact: bool = False
+    title_span: tuple[int, int] | None = None
+    first_author: bool = False
+    authors_found: list[str] = field(default_factory=list)
+    authors_known: bool = False
+    year: str = "unknown"  # agrees / contradicts / unknown
+    volume: bool = False
+    first_page: bool = False
+    venue: bool = False
+    parse_bonus: float = 0.0
+    author_contradicts: bool = False
+
+    @property
+    def title_found(self) -> bool:
+        """Return whether the candidate's title is in the string (exactly or above the bar)."""
+        return self.title_exact or self.title_span is not None
+
+    locator: bool = False  # the journal, and its volume followed by its first page
+
+    @property
+    def support(self) -> int:
+        """Return how many of year, volume, first page and journal agree with the string."""
+        return (self.year == "agrees") + self.volume + self.first_page + self.venue
+
+    @property
+    def contradicted(self) -> bool:
+        """Return whether the year or the authors say it is another work."""
+        return self.year == "contradicts" or self.author_contradicts
+
+    @property
+    def score(self) -> float:
+        """Return how strongly the string supports the candidate."""
+        total = self.title_similarity if self.title_found else 0.0
+        total += 12.0 if self.locator else 2.0 * self.volume + 3.0 * self.first_page
+        total += 4.0 * self.first_author + 2.0 * bool(self.authors_found) + 2.0 * self.venue
+        total += {"agrees": 3.0, "unknown": 0.0, "contradicts": -30.0}[self.year]
+        return total - (30.0 if self.author_contradicts else 0.0) + self.parse_bonus
+
+    def describe(self) -> dict[str, Any]:
+        """Return the comparison as evidence: which fields were found, and where the title."""
+        return {
+            **self.candidate.describe(),
+            "title_similarity": round(self.title_similarity, 1),
+            "title_exact": self.title_exact,
+            "title_found_at": list(self.title_span) if self.title_span else None,
+            "authors_found": self.authors_found,
+            "author_check": "contradicts"
+            if self.author_contradicts
+            else ("agrees" if self.authors_found else "unknown"),
+            "year_check": self.year,
+            "volume_found": self.volume,
+            "first_page_found": self.first_page,
+            "venue_found": self.venue,
+            "score": round(self.score, 1),
+        }
+
+
+def _numbers_agree(segment: str, title: str) -> bool:
+    # "Llama 2" and "Llama 3" are different works however alike the text.
+    return set(_DIGITS.findall(segment)) == set(_DIGITS.findall(title))
+
+
+def _words_agree(segment: str, title: str) -> bool:
+    """Return whether every longer word of the title has a close counterpart in the segment."""
+    others = segment.split()
+    for word in title.split():
+        if len(word) < 4 or word in others:
+            continue
+        if not any(fuzz.ratio(word, other) >= 80 for other in others):
+            return False
+    return True
+
+
+def _title(text: RawText, candidate: Candidate, check: Validation) -> None:
+    """Find the candidate's title in the string: exactly, or aligned above TITLE_FOUND."""
+    norm, key = candidate.title_norm, candidate.title_key
+    if not norm or len(key) < 4:
+        return
+    if f" {norm} " in text.spaced or (len(key) >= MIN_EXACT_KEY and key in text.key):
+        check.title_exact, check.title_similarity = True, 100.0
+        start = text.norm.find(norm)
+        check.title_span = (start, start + len(norm)) if start >= 0 else (0, 0)
+        return
+    if len(key) < MIN_EXACT_KEY:
+        return  # a short title must stand whole: "Evolution" is also a journal's name
+    alignment = fuzz.partial_ratio_alignment(norm, text.norm, score_cutoff=TITLE_FOUND - 8)
+    glued = fuzz.partial_ratio(key, text.key, score_cutoff=TITLE_FOUND)
+    if alignment is None and not glued:
+        return
+    similarity = max(alignment.score if alignment else 0.0, glued)
+    check.title_similarity = similarity
+    if similarity < TITLE_FOUND:
+        return
+    if alignment is not None and alignment.score >= TITLE_FOUND - 8:
+        segment = text.norm[alignment.dest_start : alignment.dest_end]
+        if not (_numbers_agree(segment, norm) and _words_agree(segment, norm)):
+            if glued < 97:
+                return
+        check.title_span = (alignment.dest_start, alignment.dest_end)
+    elif glued >= 97:
+        check.title_span = (0, 0)  # words glued by PDF extraction: found only without spaces
+
+
+def _authors(text: RawText, candidate: Candidate, check: Validation, names_given: bool) -> None:
+    first = fold_name(unidecode(candidate.first_author))
+    names = [
+        fold_name(unidecode(w)) for w in _NAME_SPLIT.split(candidate.authors or "") if len(w) > 1
+    ]
+    names = [n for n in dict.fromkeys([first, *names]) if len(n) >= 2]
+    check.authors_known = bool(names)
+    check.authors_found = [n for n in names if text.has_word(n)][:5]
+    check.first_author = bool(first) and first in check.authors_found
+    # Only a reference that names people can contradict the authors.
+    check.author_contradicts = names_given and check.authors_known and not check.authors_found
+
+
+def _author_contradiction_stands(check: Validation) -> bool:
+    """Return whether missing authors still mean another work once the rest is weighed.
+
+    A cut author list ("H, Nakashima Y (2006) ...") loses the first author; the year, volume,
+    first page and journal all agreeing (two or more of them) outweigh that.
+    """
+    return check.author_contradicts and check.support < 2
+
+
+def _year(text: RawText, candidate: Candidate) -> str:
+    if not text.years or not candidate.years:
+        return "unknown"
+    low, high = min(candidate.years) - 1, max(candidate.years) + 1
+    return "agrees" if any(low <= y <= high for y in text.years) else "contradicts"
+
+
+def validate(
+    text: RawText, candidate: Candidate, *, names_given: bool, parsed_title: str | None = None
+) -> Validation:
+    """Return how the candidate's fields appear in the reference string."""
+    check = Validation(candidate)
+    _title(text, candidate, check)
+    _authors(text, candidate, check, names_given)
+    check.year = _year(text, candidate)
+    check.volume = bool(candidate.volume) and candidate.volume in text.numbers
+    check.first_page = bool(candidate.first_page) and candidate.first_page in text.numbers
+    if candidate.venue_keys and (check.volume or check.title_found):
+        check.venue = any(text.venue.contains(k) for k in candidate.venue_keys)
+    check.locator = check.venue and (candidate.volume, candidate.first_page) in text.pairs
+    check.author_contradicts = _author_contradiction_stands(check)
+    if parsed_title and candidate.title_norm:
+        # The parse is a tie-breaker: a small bonus when the parsed title is the candidate's.
+        check.parse_bonus = fuzz.ratio(title_norm(parsed_title), candidate.title_norm) / 100.0
+    return check
