@@ -215,15 +215,26 @@ def _journal_ref(c: JournalCitation, page: str, style: int) -> str:
     ][style % 3]
 
 
-def physics_snapshot(citations: list[JournalCitation]) -> Iterator[tuple[dict[str, Any], str]]:
-    """Yield (arXiv snapshot object, key of the citation it is, or "" for a negative)."""
-    for number, c in enumerate(citations):
+def physics_snapshot(
+    citations: list[JournalCitation],
+) -> Iterator[tuple[dict[str, Any], tuple[str, ...]]]:
+    """Yield (arXiv snapshot object, keys of the citations naming it; () for a negative).
+
+    Citations of one work in several corpus files (same journal, volume, page) name one record.
+    """
+    from curation.resolution.venues import page_key, venue_key
+
+    groups: dict[tuple[str, str, str], list[JournalCitation]] = defaultdict(list)
+    for c in citations:
+        groups[(venue_key(c.journal), c.volume, page_key(c.page))].append(c)
+    for number, group in enumerate(groups.values()):
+        c = group[0]
         rng = random.Random(c.key)
         year = c.year or 2000
         base = f"{(year % 100):02d}{rng.randint(1, 12):02d}"
-        for n, (page, key) in enumerate(
-            [(c.page, c.key), (str(int(re.sub(r"\D", "", c.page)) + rng.randint(1, 90)), "")]
-        ):
+        negative_page = str(int(re.sub(r"\D", "", c.page)) + rng.randint(1, 90))
+        keys = tuple(g.key for g in group)
+        for n, (page, named) in enumerate([(c.page, keys), (negative_page, ())]):
             arxiv_id = f"{base}.{(number * 2 + n) % 100000:05d}"
             yield (
                 {
@@ -234,5 +245,5 @@ def physics_snapshot(citations: list[JournalCitation]) -> Iterator[tuple[dict[st
                     "versions": [{"created": f"Mon, 2 Apr {year} 10:00:00 GMT"}],
                     "update_date": f"{year}-04-02",
                 },
-                key,
+                named,
             )

@@ -19,11 +19,12 @@ from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate, TitleSearch
 from curation.resolution.text import content_tokens
 from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, validate
-from curation.resolution.venues import page_key
+from curation.resolution.venues import VenueText, page_key
 from curation.states import ResolutionStatus, ResolverSource
 
 TIE_MARGIN = 2.0
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)(?![0-9])")
+_RANGE_END = re.compile(r"\d\s*[-–—]\s*$")
 _PAIR_WINDOW = 3  # a first page is at most this many numbers after its volume ("393 (1993) 377")
 _STRING_WORDS = 5  # the rarest words of the whole string searched for, three of them required
 _S = ResolutionStatus
@@ -31,16 +32,31 @@ _S = ResolutionStatus
 
 def locator_pairs(raw: str) -> list[tuple[str, str]]:
     """Return the (volume, first page) pairs the string's numbers could be."""
-    numbers = [page_key(n) for n in _NUMBER.findall(raw)]
-    numbers = [n for n in numbers if n and len(n) <= 8]
+    # A series letter glued to the volume ("Phys. Rev. D60", "Nucl. Phys. B364") belongs to
+    # the journal: the volume is its digits.
+    found = [(page_key(m.group(1)), _RANGE_END.search(raw[: m.start()]) is not None)
+             for m in _NUMBER.finditer(raw)]  # fmt: skip
+    numbers = [
+        (n[1:] if n[0].isalpha() and _glued_series(raw, n) else n, last)
+        for n, last in found
+        if n and len(n) <= 8
+    ]
     pairs = []
-    for i, volume in enumerate(numbers):
+    for i, (volume, _) in enumerate(numbers):
         if not volume.isdigit():
             continue
-        for page in numbers[i + 1 : i + 1 + _PAIR_WINDOW]:
-            if page != volume:
+        for page, last in numbers[i + 1 : i + 1 + _PAIR_WINDOW]:
+            # The end of a page range ("25:25-45") is never a first page.
+            if not last:
                 pairs.append((volume, page))
     return pairs
+
+
+def _glued_series(raw: str, number: str) -> bool:
+    """Return whether a lettered number is a volume with its series letter ("D60"), not a page."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(number)}\b", raw, re.I) is not None and (
+        re.search(rf"[A-Za-z]\.?\s*{re.escape(number)}\s*[,(:]", raw, re.I) is not None
+    )
 
 
 def string_search(text: RawText, frequencies: Mapping[str, int]) -> TitleSearch | None:
@@ -132,7 +148,13 @@ def match(
         if len(passing) > 1 and best.score - passing[1].score < TIE_MARGIN:
             return Match(_S.UNRESOLVED, best, "two or more records match equally well: left to "
                          "curators", described)  # fmt: skip
-        if best.title_exact or (best.locator and not best.title_found and parsed_title is None):
+        journal_citation = best.locator and not best.title_found
+        if journal_citation and parsed_title is not None:
+            # "Yang F, et al. J Biol Chem 2005;280:5892": what the parser took as a title is
+            # the journal; the citation has no title of its own.
+            venue = VenueText(parsed_title)
+            journal_citation = any(venue.contains(k) for k in best.candidate.venue_keys)
+        if best.title_exact or journal_citation:
             status = _S.VERIFIED_EXACT
         else:
             status = _S.VERIFIED_FUZZY

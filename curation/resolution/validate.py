@@ -42,6 +42,7 @@ class RawText:
         self.pairs: set[tuple[str, str]] = set()  # (volume, first page) pairs, set by matching
         self.years = {int(y) for y in _YEAR.findall(raw)}
         self.numbers = {page_key(n) for n in _NUMBER.findall(raw)}
+        self.numbers |= {n[1:] for n in self.numbers if n[:1].isalpha()}  # "D60": volume 60
 
     @cached_property
     def venue(self) -> VenueText:
@@ -146,6 +147,10 @@ def _title(text: RawText, candidate: Candidate, check: Validation) -> None:
         return
     if len(key) < MIN_EXACT_KEY:
         return  # a short title must stand whole: "Evolution" is also a journal's name
+    words = norm.split()
+    shared = sum(1 for w in words if w in text.words)
+    if shared * 2 < len(words) and key[:12] not in text.key:
+        return  # most of its words are not in the string: no alignment can reach the bar
     alignment = fuzz.partial_ratio_alignment(norm, text.norm, score_cutoff=TITLE_FOUND - 8)
     glued = fuzz.partial_ratio(key, text.key, score_cutoff=TITLE_FOUND)
     if alignment is None and not glued:

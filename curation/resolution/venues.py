@@ -17,7 +17,9 @@ from unidecode import unidecode
 
 # Acronyms that journals themselves use as their name, and that the LTWA cannot derive.
 _ALIASES = {"jhighenergyphys": "jhep", "jcosmolastropartphys": "jcap"}
-_TOKEN = re.compile(r"[A-Za-z]+|\d+")
+_LONG_FORMS = {short: (long,) for long, short in _ALIASES.items()}
+# Words, split where PDF extraction glued them by case too ("NuovoCimento", "EnergyPhys").
+_TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
 # venue, an optional series letter glued to the volume ("B393"), volume, optional "(year)",
 # first page (optionally a letter, "L155"); what the arXiv journal-ref field holds.
@@ -135,6 +137,9 @@ class VenueText:
             return False
         if key in self.words:
             return True
+        return any(self._glued(k) for k in (key, *_LONG_FORMS.get(key, ())))
+
+    def _glued(self, key: str) -> bool:
         start = self.glued.find(key)
         while start >= 0:
             if start in self.starts and start + len(key) in self.ends:

@@ -1,0 +1,140 @@
+"""Whole-string matching (issue 13): journal references, Vancouver names, identifiers in conflict."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from curation.resolution.importers import store_crossref_works
+from curation.resolution.models import CrossrefWork, PaperLocator
+from curation.resolution.resolver import resolve_raw
+from curation.resolution.venues import Locator, parse_journal_ref, venue_key
+from tests.resolution.snapshot import snapshot_line
+
+
+@pytest.mark.parametrize(
+    ("written", "full"),
+    [
+        ("Phys. Rev. D", "Physical Review D"),
+        ("Phys.Rev.D", "Physical Review D"),
+        ("Nucl. Phys. B", "Nuclear Physics B"),
+        ("Gastrointest Endosc", "Gastrointestinal Endoscopy"),
+        ("J Shoulder Elbow Surg", "Journal of Shoulder and Elbow Surgery"),
+        ("Adv. Theor. Math. Phys.", "Advances in Theoretical and Mathematical Physics"),
+        ("JHEP", "Journal of High Energy Physics"),
+    ],
+)
+def test_journal_abbreviations_share_one_key(written: str, full: str) -> None:
+    assert venue_key(written) == venue_key(full) != ""
+
+
+def test_series_letters_keep_journals_apart() -> None:
+    assert len({venue_key("Phys. Rev. A"), venue_key("Phys. Rev. B"), venue_key("Phys. Rev.")}) == 3
+
+
+@pytest.mark.parametrize(
+    ("journal_ref", "locator"),
+    [
+        ("Phys.Rev.D65:094516,2002", Locator("physrevd", "65", "94516", 2002)),
+        ("Nucl.Phys. B393 (1993) 377-400", Locator("nuclphysb", "393", "377", 1993)),
+        ("Adv.Theor.Math.Phys.2:231-252,1998", Locator("advtheormathphys", "2", "231", 1998)),
+        ("Astrophys.J.606:L155-L158,2004", Locator("astrophysj", "606", "l155", 2004)),
+        ("Submitted to Nature", None),
+    ],
+)
+def test_journal_refs_parse_into_locators(journal_ref: str, locator: Locator | None) -> None:
+    assert parse_journal_ref(journal_ref) == locator
+
+
+@pytest.fixture
+def physics(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "physics.jsonl"
+    lines = [
+        snapshot_line("hep-lat/0203001", "Lattice results one", "Ada Ferrer", 2002,
+                      journal_ref="Phys.Rev.D65:094516,2002"),
+        snapshot_line("hep-lat/0203002", "Lattice results two", "Bea Ferrer", 2002,
+                      journal_ref="Phys. Rev. D 65, 094517 (2002)"),
+        snapshot_line("hep-th/9711200", "The large N limit", "Juan Maldacena", 1997,
+                      journal_ref="Adv.Theor.Math.Phys.2:231-252,1998"),
+    ]  # fmt: skip
+    path.write_text("\n".join(lines) + "\n")
+    call_command("import_arxiv_snapshot", str(path), "--no-requeue", stdout=io.StringIO(),
+                 verbosity=0)  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_import_stores_the_locators(physics: None) -> None:
+    stored = {(p.paper.arxiv_id, p.venue_key, p.volume, p.first_page)
+              for p in PaperLocator.objects.select_related("paper")}  # fmt: skip
+    assert ("hep-lat/0203001", "physrevd", "65", "94516") in stored
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("raw", "status", "arxiv_id"),
+    [
+        ("A. Ferrer, Phys. Rev. D 65, 094516 (2002).", "verified_exact", "hep-lat/0203001"),
+        ("Phys. Rev. D 65, 094517 (2002)", "verified_exact", "hep-lat/0203002"),
+        ("J. M. Maldacena, Adv. Theor. Math. Phys. 2, 231 (1998).", "verified_exact",
+         "hep-th/9711200"),
+        ("Phys. Rev. D 66, 094516 (2002)", "parse_uncertain", None),  # another volume
+        ("Phys. Rev. B 65, 094516 (2002)", "parse_uncertain", None),  # another journal
+        ("Phys. Rev. D 65, 094516 (1975)", "parse_uncertain", None),  # the year says otherwise
+    ],
+)  # fmt: skip
+def test_journal_citations_link_by_locator(
+    physics: None, raw: str, status: str, arxiv_id: str | None
+) -> None:
+    _, verdict = resolve_raw(raw)
+    assert (verdict.status, verdict.arxiv_id) == (status, arxiv_id), verdict.evidence
+
+
+@pytest.fixture
+def works() -> None:
+    store_crossref_works(
+        [
+            {"DOI": "10.1000/yang.1", "title": ["Curcumin inhibits formation of amyloid beta "
+             "oligomers and fibrils"], "author": [{"family": "Yang"}, {"family": "Lim"}],
+             "container-title": ["Journal of Biological Chemistry"], "volume": "280",
+             "page": "5892-5901", "issued": {"date-parts": [[2005]]}},
+            {"DOI": "10.1000/yang.2", "title": ["Curcumin inhibits formation of amyloid beta "
+             "oligomers in mice"], "author": [{"family": "Yang"}],
+             "container-title": ["Journal of Biological Chemistry"], "volume": "280",
+             "page": "5920", "issued": {"date-parts": [[2005]]}},
+        ]
+    )  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_a_vancouver_author_list_does_not_gate_the_match(works: None) -> None:
+    _, verdict = resolve_raw(
+        "Yang F, Lim GP, Begum AN, Ubeda OJ. Curcumin inhibits formation of amyloid \n"
+        "beta oligomers and fibrils. J Biol Chem. 2005;280:5892-901."
+    )
+    assert (verdict.status, verdict.doi) == ("verified_exact", "10.1000/yang.1")
+    matched = verdict.evidence["matched"]
+    assert matched["authors_found"][:2] == ["yang", "lim"]
+    assert matched["title_found_at"] and matched["first_page_found"] and matched["venue_found"]
+
+
+@pytest.mark.django_db
+def test_a_journal_citation_without_title_links_a_crossref_work(works: None) -> None:
+    _, verdict = resolve_raw("Yang F, et al. J Biol Chem 2005;280:5892.")
+    assert (verdict.status, verdict.doi) == ("verified_exact", "10.1000/yang.1")
+    assert CrossrefWork.objects.get(doi="10.1000/yang.1").venue_key == venue_key("J Biol Chem")
+
+
+@pytest.mark.django_db
+def test_an_arxiv_id_and_a_doi_naming_different_works_is_a_mismatch(
+    physics: None, works: None
+) -> None:
+    _, verdict = resolve_raw(
+        "J. Maldacena, The large N limit, arXiv:hep-th/9711200, doi:10.1000/yang.1"
+    )
+    assert verdict.status == "metadata_mismatch"
+    assert set(verdict.evidence["identifiers_disagree"]) == {
+        "arXiv:hep-th/9711200",
+        "doi:10.1000/yang.1",
+    }
