@@ -73,11 +73,12 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
     return data
 
 
-def read_line(handle: IO[bytes], limit: int) -> tuple[bytes, int]:
-    """Return the next line (b"" at the end) and its full length, holding at most `limit` bytes.
+def read_line(handle: IO[bytes], limit: int) -> tuple[bytes | None, int]:
+    """Return the next line and its length in bytes: (b"", 0) at the end of the input.
 
-    A longer line is consumed to its end in bounded pieces and returned empty with its length,
-    so one runaway line (a snapshot without newlines) never fills memory.
+    A line longer than `limit` bytes (not counting its line end) is consumed to its end in
+    bounded pieces and returned as None with its length, so one runaway line (a snapshot
+    without newlines) never fills memory.
     """
     line = handle.readline(limit + 1)
     if len(line) <= limit or line.endswith(b"\n"):
@@ -87,7 +88,19 @@ def read_line(handle: IO[bytes], limit: int) -> tuple[bytes, int]:
         piece = handle.readline(MB)
         length += len(piece)
         if not piece or piece.endswith(b"\n"):
-            return b"", length
+            return None, length
+
+
+# An escaped NUL ("\\u0000") whose backslash is not itself escaped: PostgreSQL text and jsonb
+# cannot hold NUL, and a catalogue line loses nothing by dropping it.
+_ESCAPED_NUL = re.compile(rb"(?<!\\)((?:\\\\)*)\\u0000")
+
+
+def drop_escaped_nul(line: bytes) -> bytes:
+    """Return a JSON line without its escaped NUL characters (unchanged when it has none)."""
+    if b"\\u0000" not in line:
+        return line
+    return _ESCAPED_NUL.sub(rb"\1", line)
 
 
 # --- JSON ------------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import gzip
-import json
 import os
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -15,6 +15,15 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from curation.audit import Actor, audited
+from curation.limits import (
+    JsonTooDeep,
+    Limits,
+    container_too_deep,
+    current_limits,
+    drop_escaped_nul,
+    loads_bounded,
+    read_line,
+)
 
 try:  # orjson parses snapshot lines about three times faster; json is the pinned fallback
     from orjson import loads as _loads
@@ -35,8 +44,15 @@ PAPER_COLUMNS = (
 _UPDATED = [c for c in PAPER_COLUMNS if c != "arxiv_id"]
 
 
+DEFAULT_LIMITS = Limits()
+
+
 class BadLine(ValueError):
     """A line of an input file that cannot be imported (the message says which field)."""
+
+
+class UnreadableInput(ValueError):
+    """A file that cannot be read past some line (truncated or corrupt compressed data)."""
 
 
 @dataclass
@@ -49,6 +65,7 @@ class ImportReport:
     bad: list[str] = field(default_factory=list)
     bad_count: int = 0
     resumed_at: int = 0
+    stopped: str | None = None  # why the file could not be read to its end, naming the line
 
     def note_bad(self, message: str) -> None:
         """Record a skipped line (keeping the first messages only: memory stays flat)."""
@@ -99,7 +116,7 @@ def _text(value: Any) -> str:
     return " ".join(str(value).split()) if value else ""
 
 
-def arxiv_row(item: Any) -> tuple[Any, ...]:
+def arxiv_row(item: Any, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, ...]:
     """Return the curation_paper row of one snapshot object; raise BadLine naming the field."""
     if not isinstance(item, dict):
         raise BadLine("expected a JSON object")
@@ -109,6 +126,7 @@ def arxiv_row(item: Any) -> tuple[Any, ...]:
     title = _text(item.get("title"))
     if not title:
         raise BadLine("field 'title': expected a non-empty string")
+    _check_title(title, limits)
     versions = item.get("versions") or []
     if not isinstance(versions, list):
         raise BadLine("field 'versions': expected a list")
@@ -188,13 +206,62 @@ SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FR
 """
 
 
-def _numbered_lines(handle: IO[bytes], start_line: int) -> Iterator[tuple[int, int, bytes]]:
-    """Yield (line number, byte offset after the line, line) from the current position."""
+def _check_title(title: str, limits: Limits) -> None:
+    if len(title) > limits.string_chars:
+        raise BadLine(
+            f"field 'title': {len(title):,} characters, longer than "
+            f"{limits.describe('string_chars', 'characters')}"
+        )
+
+
+def _numbered_lines(
+    handle: IO[bytes], start_line: int, path: Path, limit: int
+) -> Iterator[tuple[int, int, bytes | None]]:
+    """Yield (line number, byte offset after the line, line) from the current position.
+
+    A line longer than `limit` bytes comes as None (read past, never held); data that stops
+    being readable (a truncated or corrupt .gz) raises UnreadableInput naming the line.
+    """
     number, offset = start_line, handle.tell()
-    for line in handle:
+    while True:
+        try:
+            line, length = read_line(handle, limit)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise UnreadableInput(f"{path}: line {number + 1}: {_unreadable(exc)}") from None
+        if not length:
+            return
         number += 1
-        offset += len(line)
+        offset += length
         yield number, offset, line
+
+
+def _unreadable(exc: BaseException) -> str:
+    """Say in a few words why compressed input stopped being readable."""
+    if isinstance(exc, EOFError):
+        return "the compressed data ends early (truncated .gz file?); the lines before it were read"
+    if isinstance(exc, gzip.BadGzipFile | zlib.error):
+        return f"corrupt compressed data ({exc}); the lines before it were read"
+    return f"cannot read the file ({exc}); the lines before it were read"
+
+
+def parse_line(line: bytes, limits: Limits) -> Any:
+    """Parse one JSON line; raise BadLine for JSON nested past the limit (not RecursionError)."""
+    line = drop_escaped_nul(line)
+    depth = limits.describe("json_depth", "levels")
+    try:
+        value = _loads(line)
+    except RecursionError:
+        raise BadLine(f"nested deeper than {depth}") from None
+    # Fewer brackets than the limit cannot nest past it: most lines skip the walk.
+    if line.count(b"[") + line.count(b"{") > limits.json_depth:
+        path = container_too_deep(value, limits.json_depth)
+        if path is not None:
+            raise BadLine(f"{path}: nested deeper than {depth}")
+    return value
+
+
+def _too_long(length: int, limits: Limits) -> str:
+    return f"line of {length:,} bytes is longer than {limits.describe('line_bytes', 'bytes')}"
 
 
 def import_arxiv_snapshot(
@@ -218,26 +285,36 @@ def import_arxiv_snapshot(
         checkpoint.line = checkpoint.byte_offset = checkpoint.imported = checkpoint.bad_lines = 0
         checkpoint.finished = False
     report.resumed_at = checkpoint.line
+    limits = current_limits()
     with open_input(path) as handle:
         if checkpoint.byte_offset:
             handle.seek(checkpoint.byte_offset)
         rows: list[tuple[Any, ...]] = []
         last_line, last_offset = checkpoint.line, checkpoint.byte_offset
-        for number, offset, line in _numbered_lines(handle, checkpoint.line):
-            last_line, last_offset = number, offset
-            report.read += 1
-            if not line.strip():
-                continue
-            try:
-                rows.append((number, *arxiv_row(_loads(line))))
-            except (ValueError, BadLine) as exc:
-                report.note_bad(f"{path}:{number}: {exc}")
-            if len(rows) >= batch_size:
-                _load_batch(rows, checkpoint, number, offset, report, actor, reason)
-                if progress:
-                    progress(len(rows))
-                rows = []
-        _load_batch(rows, checkpoint, last_line, last_offset, report, actor, reason, final=True)
+        lines = _numbered_lines(handle, checkpoint.line, path, limits.line_bytes)
+        try:
+            for number, offset, line in lines:
+                length, last_line, last_offset = offset - last_offset, number, offset
+                report.read += 1
+                if line is None:
+                    report.note_bad(f"{path}:{number}: {_too_long(length, limits)}")
+                    continue
+                if not line.strip():
+                    continue
+                try:
+                    rows.append((number, *arxiv_row(parse_line(line, limits), limits)))
+                except (ValueError, BadLine) as exc:
+                    report.note_bad(f"{path}:{number}: {exc}")
+                if len(rows) >= batch_size:
+                    _load_batch(rows, checkpoint, number, offset, report, actor, reason)
+                    if progress:
+                        progress(len(rows))
+                    rows = []
+        except UnreadableInput as exc:
+            # The complete lines read so far are good: keep them, and say where reading stopped.
+            report.stopped = str(exc)
+        final = report.stopped is None
+        _load_batch(rows, checkpoint, last_line, last_offset, report, actor, reason, final=final)
         if progress and rows:
             progress(len(rows))
     if report.inserted or report.updated:
@@ -328,14 +405,21 @@ def _issued_year(work: dict[str, Any]) -> int | None:
     return None
 
 
-def crossref_fields(work: Any, keep_raw: bool = False) -> dict[str, Any]:
-    """Return the CrossrefWork fields of one work object; raise BadLine naming the field."""
+def crossref_fields(
+    work: Any, keep_raw: bool = False, limits: Limits | None = None
+) -> dict[str, Any]:
+    """Return the CrossrefWork fields of one work object; raise BadLine naming the field.
+
+    With `limits` (a file import), a title over the string limit is refused too.
+    """
     if not isinstance(work, dict):
         raise BadLine("expected a Crossref work object")
     doi = work.get("DOI")
     if not isinstance(doi, str) or not doi.startswith("10."):
         raise BadLine("field 'DOI': expected a DOI string starting with '10.'")
     title = _first(work.get("title"))
+    if limits is not None:
+        _check_title(title, limits)
     authors = [a for a in work.get("author") or [] if isinstance(a, dict)]
     names = [_text(a.get("family") or a.get("name") or "") for a in authors]
     norm = title_norm(title)
@@ -390,30 +474,65 @@ def store_crossref_works(works: Iterable[dict[str, Any]], keep_raw: bool = False
 
 def _crossref_items(path: Path, report: ImportReport) -> Iterator[tuple[str, Any]]:
     """Yield (where, work) from JSON lines, or from one {"items"} / {"message": {"items"}} file."""
+    limits = current_limits()
     with open_input(path) as handle:
-        head = handle.read(1 << 16)
+        head = b""
+        try:
+            while len(head) < 1 << 16 and (chunk := handle.read(1 << 12)):
+                head += chunk
+        except (EOFError, OSError, zlib.error):
+            pass  # reading again below reports it, with the line it reached
         handle.seek(0)
         stripped = head.lstrip()
         whole = stripped.startswith(b"{") and (b'"items"' in head) and b"\n{" not in stripped
         if whole:
-            try:
-                document = json.load(handle)
-            except ValueError as exc:
-                raise BadLine(f"{path}: not a JSON document: {exc}") from exc
+            document = _whole_document(handle, path, limits)
             items = (document.get("message") or document).get("items")
             if not isinstance(items, list):
                 raise BadLine(f"{path}: expected 'items' (or 'message.items') to be a list")
             for index, item in enumerate(items):
                 yield f"{path}: items[{index}]", item
             return
-        for number, _, line in _numbered_lines(handle, 0):
-            if not line.strip():
-                continue
-            report.read += 1
-            try:
-                yield f"{path}:{number}", json.loads(line)
-            except ValueError as exc:
-                report.note_bad(f"{path}:{number}: not JSON: {exc}")
+        previous = 0
+        try:
+            for number, offset, line in _numbered_lines(handle, 0, path, limits.line_bytes):
+                length, previous = offset - previous, offset
+                if line is None:
+                    report.read += 1
+                    report.note_bad(f"{path}:{number}: {_too_long(length, limits)}")
+                    continue
+                if not line.strip():
+                    continue
+                report.read += 1
+                try:
+                    yield f"{path}:{number}", parse_line(line, limits)
+                except BadLine as exc:
+                    report.note_bad(f"{path}:{number}: {exc}")
+                except ValueError as exc:
+                    report.note_bad(f"{path}:{number}: not JSON: {exc}")
+        except UnreadableInput as exc:
+            report.stopped = str(exc)
+
+
+def _whole_document(handle: IO[bytes], path: Path, limits: Limits) -> Any:
+    """Return one {"items"} document, refusing it past the file size or nesting limits."""
+    try:
+        data = handle.read(limits.json_file_bytes + 1)
+    except (EOFError, OSError, zlib.error) as exc:
+        raise BadLine(f"{path}: {_unreadable(exc)}") from None
+    if len(data) > limits.json_file_bytes:
+        size = limits.describe("json_file_bytes", "bytes")
+        raise BadLine(f"{path}: a single JSON document larger than {size}; use JSON lines")
+    try:
+        document = loads_bounded(drop_escaped_nul(data), limits.json_depth)
+    except JsonTooDeep as exc:
+        depth = limits.describe("json_depth", "levels")
+        raise BadLine(f"{path}: {exc.where}: nested deeper than {depth}") from None
+    except ValueError as exc:
+        raise BadLine(f"{path}: not a JSON document: {exc}") from exc
+    if not isinstance(document, dict):
+        raise BadLine(f"{path}: expected a JSON object with 'items'")
+    return document
 
 
 def import_crossref_works(
@@ -427,9 +546,10 @@ def import_crossref_works(
     report = ImportReport()
     batch: list[dict[str, Any]] = []
     before = CrossrefWork.objects.count()
+    limits = current_limits()
     for where, item in _crossref_items(path, report):
         try:
-            crossref_fields(item)
+            crossref_fields(item, limits=limits)
         except BadLine as exc:
             report.note_bad(f"{where}: {exc}")
             continue

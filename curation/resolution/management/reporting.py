@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import OutputWrapper
+from django.core.management.base import CommandError, OutputWrapper
 
 from curation.resolution.importers import ImportReport
 from curation.resolution.tasks import requeue_after_import
@@ -14,7 +14,11 @@ def finish_import(
     report: ImportReport, path: Path, what: str, *, stdout: OutputWrapper, stderr: OutputWrapper,
     requeue: bool,
 ) -> None:  # fmt: skip
-    """Report skipped lines and totals; re-queue unresolved references when records were added."""
+    """Report skipped lines and totals; re-queue unresolved references when records were added.
+
+    A file that could not be read to its end (a truncated .gz) keeps what was read before, and
+    the command then fails with one line naming the file and the line reached.
+    """
     for message in report.bad:
         stderr.write(f"skipped {message}")
     if report.bad_count > len(report.bad):
@@ -28,3 +32,5 @@ def finish_import(
     if report.inserted and requeue:
         requeue_after_import.delay()
         stdout.write("re-queued unresolved and malformed references")
+    if report.stopped:
+        raise CommandError(report.stopped)
