@@ -10,6 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
 from curation.notices.schedule import CELERY_BEAT_SCHEDULE as NOTICES_BEAT_SCHEDULE
+from curation.resolution.schedule import CELERY_BEAT_SCHEDULE as RESOLUTION_BEAT_SCHEDULE
 
 from .embedded import embedded_database_url
 from .env import env_bool, env_int, env_list, env_str
@@ -207,6 +208,24 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis re-delivers a message a worker took but never acked (its process was killed) after
+# the visibility timeout: minutes, not kombu's hour. Every job must finish well within it (a
+# resolution chunk takes seconds; chunk retries back off at most 2 minutes), or it is delivered
+# twice; the jobs are idempotent, so that costs time, not correctness.
+BROKER_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 600)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": BROKER_VISIBILITY_TIMEOUT,
+    # Look for such messages every few seconds (kombu's default is every 100 s).
+    "unacked_restore_interval": max(1, min(30, BROKER_VISIBILITY_TIMEOUT // 5)),
+    "unacked_restore_throttle": 1,
+}
+# Publishing (dispatching chunks, retries) waits out a short broker outage.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 6, "interval_start": 0.5, "interval_step": 1, "interval_max": 5,
+}  # fmt: skip
+# A worker whose database does not answer waits this long at start, then exits (it never
+# takes jobs it can only fail).
+CITEREC_WORKER_DATABASE_WAIT = env_int("CITEREC_WORKER_DATABASE_WAIT", 60)
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_QUEUE_NAMES = ("resolution", "notices", "crossref", "default")
 CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUE_NAMES]
@@ -218,7 +237,7 @@ CELERY_TASK_ROUTES = {
 }
 
 # Periodic jobs (celery beat), one module per area.
-CELERY_BEAT_SCHEDULE = {**NOTICES_BEAT_SCHEDULE}
+CELERY_BEAT_SCHEDULE = {**NOTICES_BEAT_SCHEDULE, **RESOLUTION_BEAT_SCHEDULE}
 
 # --- Integrations ------------------------------------------------------------------------
 CITEREC_OFFLINE = env_bool("CITEREC_OFFLINE", default=False)

@@ -1,20 +1,18 @@
-"""A real Celery worker, on Redis, runs a task that writes with its history context."""
+"""A real Celery worker, on Redis, runs a task that writes with its history context.
+
+More worker tests (two pool processes, two workers, killed workers, lost connections) are in
+tests/resolution/test_runs_workers.py.
+"""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from citerec.celery import app
 from curation.models import ObservationEvent
-from tests.conftest import database_url
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.workers import broker_clear, start_worker, wait_for, worker_env, workers
 
 
 @pytest.mark.services
@@ -22,51 +20,22 @@ REPO = Path(__file__).resolve().parent.parent
 def test_worker_runs_import_task_with_history_context(
     redis_url: str, sample_record_path: Path
 ) -> None:
-    env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": redis_url, "DEBUG": "1"}
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "citerec",
-            "worker",
-            "--pool=solo",
-            "--concurrency=1",
-            "-Q",
-            "default,resolution,notices,crossref",
-            "--without-heartbeat",
-            "--without-gossip",
-            "--without-mingle",
-            "-n",
-            f"test-{os.getpid()}@%h",
-            "--loglevel=INFO",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        app.conf.broker_url = redis_url
+    broker_clear(redis_url)
+    app.conf.broker_url = redis_url
+    with workers() as running:
+        running.append(start_worker(worker_env(redis_url), name="import", pool="solo"))
         result = app.send_task(
             "curation.tasks.import_record_file",
             args=[str(sample_record_path), "worker test import"],
             queue="default",
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not ObservationEvent.objects.exists():
-            if worker.poll() is not None:
-                pytest.fail(f"worker exited: {worker.stdout.read() if worker.stdout else ''}")
-            time.sleep(0.3)
-    finally:
-        worker.terminate()
-        output, _ = worker.communicate(timeout=30)
+        # Only this task's events: the worker may go on with other jobs (resolution, notices).
+        mine = ObservationEvent.objects.filter(pgh_context__metadata__task_id=result.id)
+        wait_for(lambda: mine.count() >= 33, timeout=60, running=running, what="the import")
+        output = running[0].stop()
 
-    events = ObservationEvent.objects.select_related("pgh_context")
-    assert events.count() == 33, output[-3000:]
-    metadata = events.first().pgh_context.metadata  # type: ignore[union-attr]
+    assert mine.count() == 33, output[-3000:]
+    metadata = mine.select_related("pgh_context").first().pgh_context.metadata  # type: ignore[union-attr]
     assert metadata["actor"] == "task:curation.tasks.import_record_file"
     assert metadata["source"] == "task"
     assert metadata["task_id"] == result.id

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils.html import format_html
 
 from curation.resolution.models import (
@@ -10,7 +12,9 @@ from curation.resolution.models import (
     ImportCheckpoint,
     PinnedDisagreement,
     ResolutionRun,
+    RunStatus,
 )
+from curation.resolution.tasks import dispatch_run
 
 
 @admin.register(ResolutionRun)
@@ -18,6 +22,7 @@ class ResolutionRunAdmin(admin.ModelAdmin):
     list_display = ["id", "created_at", "status", "progress_bar", "changed", "failed", "actor"]
     list_filter = ["status"]
     readonly_fields = [f.name for f in ResolutionRun._meta.fields] + ["progress_bar"]
+    actions = ["resume_runs"]
 
     @admin.display(description="progress")
     def progress_bar(self, run: ResolutionRun) -> str:
@@ -29,6 +34,13 @@ class ResolutionRunAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: object) -> bool:
         return False
+
+    @admin.action(description="Resume: queue the unfinished chunks again", permissions=["change"])
+    def resume_runs(self, request: HttpRequest, queryset: QuerySet[ResolutionRun]) -> None:
+        """Queue the unfinished chunks of the selected runs (done chunks are never redone)."""
+        for run in queryset.exclude(status=RunStatus.DONE).order_by("pk"):
+            queued = dispatch_run(run.pk)
+            self.message_user(request, f"run {run.pk}: {queued} unfinished chunks queued again")
 
 
 @admin.register(CrossrefWork)

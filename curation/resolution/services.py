@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import Max, Q, QuerySet
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from curation.audit import Actor, audited
@@ -37,6 +39,9 @@ CHUNK_SIZE = 250
 MAX_RUN_ERRORS = 50
 CHANGED, UNCHANGED, PINNED = "changed", "unchanged", "pinned"
 RETRY_STATES = (ResolutionStatus.UNRESOLVED, ResolutionStatus.MALFORMED_IDENTIFIER)
+# Errors that say the database cannot be used right now (connection lost, server restarting,
+# deadlock): the whole chunk is retried later, never counted as failed items.
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
 
 
 @dataclass
@@ -333,6 +338,8 @@ def observations_resolve(
             with transaction.atomic():
                 results = _write_batch(prepared, verdicts, now)
                 standing_notices_follow_links(followed, bump_revision=True)
+        except DATABASE_UNAVAILABLE:
+            raise  # the connection is gone: item by item would only fail each item too
         except Exception:  # noqa: BLE001 - fall back to item by item
             log.warning("batch write failed; retrying observation by observation", exc_info=True)
             with transaction.atomic():
@@ -366,6 +373,8 @@ def _write_each(
         try:
             with transaction.atomic():
                 results.append(_apply_verdict(item, verdict, now, links))
+        except DATABASE_UNAVAILABLE:
+            raise
         except Exception as exc:  # noqa: BLE001 - a batch never dies on one item
             log.exception("resolving observation %s failed", item.observation.pk)
             outcome.failed += 1
@@ -419,39 +428,142 @@ def run_create(
     return run
 
 
-def chunk_resolve(*, chunk_id: int, actor: Actor) -> BatchOutcome | None:
-    """Resolve one chunk once; a re-delivered chunk that is already done does nothing."""
-    with transaction.atomic():
-        chunk = (
-            ResolutionChunk.objects.select_for_update(skip_locked=True)
-            .select_related("run")
-            .filter(pk=chunk_id, done_at__isnull=True)
-            .first()
-        )
-        if chunk is None:
-            return None  # done already, or another worker holds it
-        run = chunk.run
-        ResolutionRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+class ChunkBusy(Exception):
+    """Another worker holds the chunk right now: try again later (never drop it)."""
+
+
+@dataclass
+class ChunkOutcome:
+    """What a chunk job did: resolved its observations, or why it did nothing."""
+
+    chunk_id: int
+    batch: BatchOutcome | None = None
+    skipped: str | None = None
+
+    def summary(self) -> dict[str, Any]:
+        """Return the task's result: the counts, or the reason it did nothing."""
+        if self.batch is None:
+            return {"chunk": self.chunk_id, "skipped": self.skipped}
+        return {"chunk": self.chunk_id, "changed": self.batch.changed, "failed": self.batch.failed}
+
+
+_LEASE_SQL = """
+    UPDATE resolution_resolutionchunk SET started_at = %s, attempts = attempts + 1
+    WHERE id = (SELECT id FROM resolution_resolutionchunk
+                WHERE id = %s AND done_at IS NULL FOR UPDATE SKIP LOCKED)
+"""
+
+
+def chunk_resolve(*, chunk_id: int, actor: Actor) -> ChunkOutcome:
+    """Resolve one chunk once, or say why not; raise ChunkBusy while another worker holds it.
+
+    A re-delivered chunk that is already done does nothing and says so. Database errors
+    propagate (nothing is written): the task retries them.
+    """
+    # Take the lease in its own statement so the sweep sees a chunk being worked on; it skips
+    # a chunk another worker holds instead of waiting for it.
+    with connection.cursor() as cursor:
+        cursor.execute(_LEASE_SQL, [timezone.now(), chunk_id])
+        leased = cursor.rowcount == 1
+    if leased:  # outside the chunk's transaction: it must not hold the run row meanwhile
+        ResolutionRun.objects.filter(chunks=chunk_id, status=RunStatus.QUEUED).update(
             status=RunStatus.RUNNING
         )
+    with transaction.atomic():
+        # Lock the chunk row only (`of self`): a join would lock the run row too, and every
+        # other chunk of the run would be skipped.
+        chunk = (
+            ResolutionChunk.objects.select_for_update(of=("self",), skip_locked=True)
+            .filter(pk=chunk_id)
+            .first()
+        )
+        if chunk is None or chunk.done_at is not None:
+            return _chunk_not_taken(chunk_id, chunk)
+        if not leased:  # another worker held it a moment ago and let go without finishing
+            log.info("chunk %s: taken after another worker let go of it", chunk_id)
+        run = ResolutionRun.objects.only("pk", "reason").get(pk=chunk.run_id)
         observations = list(Observation.objects.filter(pk__in=chunk.observation_ids).order_by("pk"))
         outcome = observations_resolve(observations=observations, actor=actor, reason=run.reason)
-        chunk.done_at = timezone.now()
-        chunk.save(update_fields=["done_at"])
-        ResolutionRun.objects.filter(pk=run.pk).update(
-            done=F("done") + len(chunk.observation_ids),
-            changed=F("changed") + outcome.changed,
-            failed=F("failed") + outcome.failed,
+        now = timezone.now()
+        ResolutionChunk.objects.filter(pk=chunk.pk).update(done_at=now, last_error="")
+        _run_count(run.pk, len(chunk.observation_ids), outcome, now)
+    return ChunkOutcome(chunk_id, batch=outcome)
+
+
+def _chunk_not_taken(chunk_id: int, locked: ResolutionChunk | None) -> ChunkOutcome:
+    """Say why a chunk was not resolved, or raise ChunkBusy when another worker holds it."""
+    chunk = locked or ResolutionChunk.objects.filter(pk=chunk_id).first()
+    if chunk is None:
+        log.warning("chunk %s: no such chunk (its run was deleted?); nothing to do", chunk_id)
+        return ChunkOutcome(chunk_id, skipped="no such chunk")
+    if chunk.done_at is not None:
+        log.info("chunk %s: done already at %s; nothing to do", chunk_id, chunk.done_at)
+        return ChunkOutcome(chunk_id, skipped="done already")
+    raise ChunkBusy(f"chunk {chunk_id} is being resolved by another worker")
+
+
+def _run_count(run_id: int, size: int, outcome: BatchOutcome, now: datetime) -> None:
+    """Add a finished chunk to its run; the run is done when every observation is counted."""
+    with connection.cursor() as cursor:
+        # One statement, and it serialises finishing chunks on the run row (READ COMMITTED),
+        # so exactly one of them sees the run complete.
+        cursor.execute(
+            "UPDATE resolution_resolutionrun SET done = done + %s, changed = changed + %s, "
+            "failed = failed + %s, errors = CASE WHEN jsonb_array_length(errors) < %s "
+            "THEN errors || %s::jsonb ELSE errors END WHERE id = %s RETURNING done, total",
+            [size, outcome.changed, outcome.failed, MAX_RUN_ERRORS,
+             json.dumps((outcome.errors or [])[:MAX_RUN_ERRORS]), run_id],
+        )  # fmt: skip
+        done, total = cursor.fetchone()
+    if done >= total:
+        ResolutionRun.objects.filter(pk=run_id).exclude(status=RunStatus.DONE).update(
+            status=RunStatus.DONE, finished_at=now
         )
-        if outcome.errors:
-            run.refresh_from_db(fields=["errors"])
-            run.errors = (run.errors + outcome.errors)[:MAX_RUN_ERRORS]
-            run.save(update_fields=["errors"])
-        if not run.chunks.filter(done_at__isnull=True).exists():
-            ResolutionRun.objects.filter(pk=run.pk).update(
-                status=RunStatus.DONE, finished_at=timezone.now()
-            )
-    return outcome
+
+
+def chunk_failed(*, chunk_id: int, error: str) -> None:
+    """Record that a chunk gave up after its retries: on the chunk, and on its run (failed)."""
+    chunk = ResolutionChunk.objects.filter(pk=chunk_id).first()
+    if chunk is None or chunk.done_at is not None:
+        return
+    with transaction.atomic():
+        ResolutionChunk.objects.filter(pk=chunk_id).update(last_error=error[:2000])
+        run = ResolutionRun.objects.select_for_update().get(pk=chunk.run_id)
+        run.errors = (run.errors + [f"chunk {chunk.number}: {error}"])[:MAX_RUN_ERRORS]
+        run.status = RunStatus.FAILED
+        run.save(update_fields=["errors", "status"])
+    log.error("run %s chunk %s gave up: %s", chunk.run_id, chunk.number, error)
+
+
+def run_unfinished_chunks(run_id: int) -> list[int]:
+    """Return the ids of a run's chunks not done yet, and mark the run as dispatched now."""
+    now = timezone.now()
+    unfinished = ResolutionRun.objects.filter(pk=run_id).exclude(status=RunStatus.DONE)
+    unfinished.update(dispatched_at=now)
+    ResolutionRun.objects.filter(pk=run_id, status=RunStatus.FAILED).update(
+        status=RunStatus.RUNNING
+    )
+    return list(
+        ResolutionChunk.objects.filter(run_id=run_id, done_at__isnull=True)
+        .order_by("number")
+        .values_list("pk", flat=True)
+    )
+
+
+def stale_runs(*, minutes: float) -> list[int]:
+    """Return unfinished runs (queued or running) that nothing has touched for `minutes`.
+
+    Touched: queued (dispatched), or one of its chunks taken or finished by a worker.
+    """
+    since = timezone.now() - timedelta(minutes=minutes)
+    return list(
+        ResolutionRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
+        .filter(Q(dispatched_at__lt=since) | Q(dispatched_at__isnull=True), created_at__lt=since)
+        .annotate(touched=Greatest(Max("chunks__started_at"), Max("chunks__done_at")))
+        .filter(Q(touched__lt=since) | Q(touched__isnull=True))
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
 
 
 def retry_candidates() -> QuerySet[Observation]:

@@ -1,18 +1,28 @@
 """Celery jobs on the resolution queue: thin callers of the resolution services.
 
 All are idempotent with acks_late: a worker killed mid-chunk rolls its transaction back and the
-re-delivered job redoes the chunk; a chunk already done is skipped, so nothing is counted twice.
+re-delivered job redoes the chunk; a chunk already done is skipped (and says so), so nothing is
+counted twice. Chunk jobs retry database errors with backoff; runs nobody touches for a while
+are re-queued by a beat job (`redispatch_stale_runs`), and `resolve --resume RUN` does it by hand.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import Task, shared_task
 
 from curation.models import Observation
 from curation.resolution import services
+from curation.resolution.schedule import (
+    CHUNK_MAX_RETRIES,
+    CHUNK_RETRY_BACKOFF_MAX,
+    STALE_RUN_MINUTES,
+)
 from curation.tasks import task_actor
+
+log = logging.getLogger(__name__)
 
 REQUEUE_REASON = "catalogue grew: retry unresolved and malformed references"
 
@@ -27,21 +37,54 @@ def resolve_observation(self: Task, observation_id: str, reason: str) -> dict[st
     return {"changed": outcome.changed, "failed": outcome.failed}
 
 
-@shared_task(bind=True, name="curation.resolution.tasks.resolve_chunk", acks_late=True)
-def resolve_chunk(self: Task, chunk_id: int) -> dict[str, Any] | None:
-    """Resolve one chunk of a run (a few hundred observations)."""
-    outcome = services.chunk_resolve(chunk_id=chunk_id, actor=task_actor(self))
-    return None if outcome is None else {"changed": outcome.changed, "failed": outcome.failed}
+class ChunkTask(Task):
+    """A chunk job: retried with backoff while the database is away or another worker holds
+    the chunk; when the retries run out, the chunk and its run record why."""
+
+    autoretry_for = (*services.DATABASE_UNAVAILABLE, services.ChunkBusy)
+    max_retries = CHUNK_MAX_RETRIES
+    retry_backoff = 2
+    # Below the broker's visibility timeout: Redis re-delivers a message held longer than that.
+    retry_backoff_max = CHUNK_RETRY_BACKOFF_MAX
+    retry_jitter = True
+
+    def on_retry(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        log.warning("chunk job %s retries after: %r", args, exc)
+
+    def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        chunk_id = kwargs.get("chunk_id", args[0] if args else None)
+        if chunk_id is None or isinstance(exc, services.ChunkBusy):
+            return  # the worker holding it finishes it (or lets go and the sweep re-queues it)
+        try:
+            services.chunk_failed(chunk_id=chunk_id, error=f"{type(exc).__name__}: {exc}")
+        except Exception:  # noqa: BLE001 - the database may still be away; the sweep retries
+            log.exception("could not record the failure of chunk %s", chunk_id)
 
 
-def dispatch_run(run_id: int) -> None:
-    """Queue every unfinished chunk of a run."""
-    from curation.resolution.models import ResolutionChunk
+@shared_task(
+    bind=True, base=ChunkTask, name="curation.resolution.tasks.resolve_chunk", acks_late=True
+)
+def resolve_chunk(self: Task, chunk_id: int) -> dict[str, Any]:
+    """Resolve one chunk of a run (a few hundred observations), or say why it did nothing."""
+    return services.chunk_resolve(chunk_id=chunk_id, actor=task_actor(self)).summary()
 
-    for chunk_id in ResolutionChunk.objects.filter(run_id=run_id, done_at__isnull=True).values_list(
-        "pk", flat=True
-    ):
+
+def dispatch_run(run_id: int) -> int:
+    """Queue every unfinished chunk of a run; return how many were queued."""
+    chunk_ids = services.run_unfinished_chunks(run_id)
+    for chunk_id in chunk_ids:
         resolve_chunk.delay(chunk_id)
+    return len(chunk_ids)
+
+
+@shared_task(bind=True, name="curation.resolution.tasks.redispatch_stale_runs", acks_late=True)
+def redispatch_stale_runs(self: Task, minutes: float = STALE_RUN_MINUTES) -> list[int]:
+    """Re-queue the unfinished chunks of runs nothing has touched for `minutes`."""
+    run_ids = services.stale_runs(minutes=minutes)
+    for run_id in run_ids:
+        queued = dispatch_run(run_id)
+        log.warning("run %s was stale: %s unfinished chunks queued again", run_id, queued)
+    return run_ids
 
 
 @shared_task(bind=True, name="curation.resolution.tasks.resolve_paper", acks_late=True)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.workers import broker  # noqa: F401 - the real-broker fixture of the worker tests
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

@@ -1,4 +1,7 @@
-"""Resolve observations: one paper, one state, or everything; in workers or here (--sync)."""
+"""Resolve observations: one paper, one state, or everything; in workers or here (--sync).
+
+`--resume RUN` queues a stuck run's unfinished chunks again (done chunks are never redone).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from tqdm import tqdm
 
 from curation.audit import Actor
 from curation.resolution import services
-from curation.resolution.models import ResolutionChunk
+from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
 from curation.resolution.tasks import dispatch_run
 from curation.states import ResolutionStatus
 
@@ -26,12 +29,21 @@ class Command(BaseCommand):
             choices=[s.value for s in ResolutionStatus] + ["never_resolved"],
             help="Observations currently in this state",
         )
+        group.add_argument(
+            "--resume",
+            type=int,
+            metavar="RUN",
+            help="Queue (or, with --sync, do) a run's unfinished chunks",
+        )
         parser.add_argument("--sync", action="store_true", help="Resolve here, not in workers")
         parser.add_argument("--reason", default="resolve command")
         parser.add_argument("--chunk-size", type=int, default=services.CHUNK_SIZE)
 
     def handle(self, *args: Any, **options: Any) -> None:
         actor = Actor.command("resolve")
+        if options["resume"] is not None:
+            self._resume(options["resume"], actor, options)
+            return
         observations = services.select_observations(
             paper_id=options["paper"], state=options["state"], everything=options["all"]
         )
@@ -49,11 +61,33 @@ class Command(BaseCommand):
             dispatch_run(run.pk)
             self.stdout.write(f"run {run.pk}: {run.total} observations queued")
             return
-        chunks = ResolutionChunk.objects.filter(run=run).order_by("number")
-        with tqdm(total=run.total, unit=" refs", file=self.stderr,
+        self._resolve_here(run, actor, options)
+
+    def _resume(self, run_id: int, actor: Actor, options: dict[str, Any]) -> None:
+        run = ResolutionRun.objects.filter(pk=run_id).first()
+        if run is None:
+            raise CommandError(f"no resolution run {run_id}")
+        if run.status == RunStatus.DONE:
+            self.stdout.write(f"run {run.pk}: done already ({run.done}/{run.total})")
+            return
+        if not options["sync"]:
+            queued = dispatch_run(run.pk)
+            self.stdout.write(
+                f"run {run.pk}: {queued} unfinished chunks queued again ({run.done}/{run.total} done)"
+            )
+            return
+        self._resolve_here(run, actor, options)
+
+    def _resolve_here(self, run: ResolutionRun, actor: Actor, options: dict[str, Any]) -> None:
+        chunks = ResolutionChunk.objects.filter(pk__in=services.run_unfinished_chunks(run.pk))
+        chunks = chunks.order_by("number")
+        with tqdm(total=run.total, initial=run.done, unit=" refs", file=self.stderr,
                   disable=options["verbosity"] < 1) as bar:  # fmt: skip
             for chunk in chunks:
-                services.chunk_resolve(chunk_id=chunk.pk, actor=actor)
+                try:
+                    services.chunk_resolve(chunk_id=chunk.pk, actor=actor)
+                except services.ChunkBusy as exc:
+                    self.stderr.write(f"{exc}: left to it")
                 bar.update(len(chunk.observation_ids))
         run.refresh_from_db()
         self.stdout.write(
