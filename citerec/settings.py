@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -88,6 +89,16 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("citerec runs on PostgreSQL only (history triggers, JSONB)")
+# Roles (README "Database roles"): the app connects with DATABASE_URL as the runtime role, which
+# cannot rewrite history; `manage.py migrate` and `manage.py grant_runtime_role` connect with
+# MIGRATION_DATABASE_URL as the schema owner. Swapping the default connection, not adding an
+# alias, keeps every migration's RunPython (ours and third parties') on the owner's connection.
+# Unset: one role does both (development, the embedded server).
+DATABASE_RUNTIME_USER = DATABASES["default"]["USER"]
+MIGRATION_DATABASE_URL = env_str("MIGRATION_DATABASE_URL")
+_COMMAND = sys.argv[1] if Path(sys.argv[0]).name == "manage.py" and len(sys.argv) > 1 else ""
+if MIGRATION_DATABASE_URL and _COMMAND in ("migrate", "grant_runtime_role"):
+    DATABASES["default"] = dj_database_url.parse(MIGRATION_DATABASE_URL)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

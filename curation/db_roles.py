@@ -1,0 +1,149 @@
+"""The runtime database role: it writes curated data and appends history, and nothing more.
+
+The migration role owns the schema and runs `migrate`. The runtime role (the web, workers and
+beat) gets SELECT/INSERT/UPDATE/DELETE on the data tables and only SELECT/INSERT on the history
+(pghistory event tables and pghistory_context), owns nothing, and so cannot UPDATE, DELETE or
+TRUNCATE history, ALTER a table or disable its triggers. See README "Database roles".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from django.apps import apps
+from django.db import connections, transaction
+from django.db.backends.utils import CursorWrapper
+
+DATA_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
+HISTORY_PRIVILEGES = "SELECT, INSERT"
+# The migration log is the owner's business; the runtime role may only read it.
+READ_ONLY_TABLES = ("django_migrations",)
+_ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+class RoleError(Exception):
+    """The runtime role cannot be set up as asked."""
+
+
+def history_tables() -> list[str]:
+    """Return the tables that hold history: pghistory's contexts and every event table."""
+    from pghistory.models import Context, Event
+
+    tables = {Context._meta.db_table}
+    for model in apps.get_models():
+        if issubclass(model, Event) and model._meta.managed and not model._meta.proxy:
+            tables.add(model._meta.db_table)
+    return sorted(tables)
+
+
+def grant_runtime_role(role: str, *, using: str = "default", password: str | None = None) -> str:
+    """Create `role` if missing and give it exactly the runtime privileges; return what was done.
+
+    Runs as the schema owner (the migration role), in one transaction, and starts from no
+    privileges each time, so it is idempotent and also takes back anything granted by hand.
+    Tables created later get SELECT and INSERT only until this runs again after `migrate`.
+    """
+    if not _ROLE_NAME.match(role):
+        raise RoleError(f"runtime role {role!r}: use lower-case letters, digits and _ only")
+    connection = connections[using]
+    quote = connection.ops.quote_name
+    with transaction.atomic(using=using), connection.cursor() as cursor:
+        cursor.execute("SELECT current_user, current_schema(), current_database()")
+        owner, schema, database = cursor.fetchone()
+        if role == owner:
+            raise RoleError(
+                f"{role} is the role running this command (the schema owner); "
+                "the runtime role must be another one"
+            )
+        created = _ensure_role(cursor, role, owner, password)
+        tables = set(connection.introspection.table_names(cursor))
+        r, s = quote(role), quote(schema)
+        statements = [
+            f"GRANT CONNECT, TEMPORARY ON DATABASE {quote(database)} TO {r}",
+            f"GRANT USAGE ON SCHEMA {s} TO {r}",
+            f"REVOKE ALL ON ALL TABLES IN SCHEMA {s} FROM {r}",
+            f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {s} FROM {r}",
+            f"GRANT {DATA_PRIVILEGES} ON ALL TABLES IN SCHEMA {s} TO {r}",
+            f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {s} TO {r}",
+            *_revoke(quote, "INSERT, UPDATE, DELETE", READ_ONLY_TABLES, tables, r),
+            *_revoke(quote, "UPDATE, DELETE", history_tables(), tables, r),
+            # Future tables: never more than history privileges until this command has run.
+            f"ALTER DEFAULT PRIVILEGES FOR ROLE {quote(owner)} IN SCHEMA {s} "
+            f"REVOKE ALL ON TABLES FROM {r}",
+            f"ALTER DEFAULT PRIVILEGES FOR ROLE {quote(owner)} IN SCHEMA {s} "
+            f"GRANT {HISTORY_PRIVILEGES} ON TABLES TO {r}",
+            f"ALTER DEFAULT PRIVILEGES FOR ROLE {quote(owner)} IN SCHEMA {s} "
+            f"GRANT USAGE, SELECT ON SEQUENCES TO {r}",
+        ]
+        for statement in statements:
+            cursor.execute(statement)
+        pinned = _pin_trigger_search_path(cursor, quote, schema)
+        cursor.execute("SELECT has_schema_privilege(%s, %s, 'CREATE')", [role, schema])
+        can_create = cursor.fetchone()[0]
+    done = (
+        f"{'created' if created else 'updated'} runtime role {role} in {database}.{schema}: "
+        f"{DATA_PRIVILEGES} on data tables, {HISTORY_PRIVILEGES} on "
+        f"{len(history_tables())} history tables; search path pinned on {pinned} trigger functions"
+    )
+    if can_create:  # PostgreSQL before 15 lets PUBLIC create in the public schema
+        done += f"\nwarning: {role} may create objects in {schema}: REVOKE CREATE ON SCHEMA {s} FROM PUBLIC"
+    return done
+
+
+def _ensure_role(cursor: CursorWrapper, role: str, owner: str, password: str | None) -> bool:
+    """Create the role if missing (or set its password); refuse one that could bend history."""
+    cursor.execute(
+        "SELECT rolsuper, rolbypassrls, pg_has_role(rolname, %s, 'MEMBER') "
+        "FROM pg_roles WHERE rolname = %s",
+        [owner, role],
+    )
+    row = cursor.fetchone()
+    created = row is None
+    if created:
+        cursor.execute(
+            f'CREATE ROLE "{role}" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION '
+            "NOBYPASSRLS"
+        )
+    elif row[0] or row[1]:
+        raise RoleError(f"{role} is a superuser or bypasses row security: it could rewrite history")
+    elif row[2]:
+        raise RoleError(f"{role} is a member of {owner}, so it could act as the schema owner")
+    if password:
+        cursor.execute("SELECT format('ALTER ROLE %%I PASSWORD %%L', %s, %s)", [role, password])
+        cursor.execute(cursor.fetchone()[0])
+    return created
+
+
+def _revoke(
+    quote: Callable[[str], str],
+    privileges: str,
+    wanted: Iterable[str],
+    existing: set[str],
+    role: str,
+) -> list[str]:
+    """Return REVOKE statements for the wanted tables that exist."""
+    names = ", ".join(quote(t) for t in wanted if t in existing)
+    return [f"REVOKE {privileges} ON TABLE {names} FROM {role}"] if names else []
+
+
+def _pin_trigger_search_path(
+    cursor: CursorWrapper, quote: Callable[[str], str], schema: str
+) -> int:
+    """Pin the search path of this schema's trigger functions; return how many.
+
+    The triggers name their event tables without a schema, and the runtime role may create
+    temporary tables (imports stage through them): without the pin, a temporary table named like
+    an event table would take the history rows. pgtrigger recreates a function when its trigger
+    changes, so this runs after every `migrate` with the grants.
+    """
+    cursor.execute(
+        "SELECT DISTINCT p.oid::regprocedure::text FROM pg_trigger t "
+        "JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_class c ON c.oid = t.tgrelid "
+        "WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal "
+        "AND p.proowner = current_user::regrole"
+    )
+    functions = [row[0] for row in cursor.fetchall()]
+    for function in functions:
+        cursor.execute(f"ALTER FUNCTION {function} SET search_path = {quote(schema)}, pg_temp")
+    return len(functions)
