@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -47,10 +48,40 @@ _MISSING_DOI: Final[frozenset[str]] = frozenset({"", "unavailable", "n/a", "na",
 # Bytes that are not UTF-8 arrive as lone surrogates (errors="surrogateescape"),
 # so the CSV parser still sees every comma, quote and newline where it is.
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")
+# Defaults of citerec's CITEREC_MAX_CSV_FILE_BYTES and CITEREC_MAX_CSV_FIELD_CHARS (the
+# import command passes the settings; this module stays free of Django).
+MAX_FILE_BYTES: Final = 512 << 20
+MAX_FIELD_CHARS: Final = 65_536
+# What a DOI is made of: Crossref's advice for modern DOIs ("-._;()/:", letters, digits) plus
+# the few other characters real ones carry, and old Wiley SICI parts such as
+# "<201::AID-JSO8>". Quotes, spaces, backslashes and markup never occur in one.
+_SICI_PART = re.compile(r"<[^<>\s\"'\\]*::[^<>\s\"'\\]*>")
+_DOI_CHARACTER = re.compile(r"[-._;()/:\w\[\]#+*%]")
 
 
-class RetractionWatchHeaderError(ValueError):
+class RetractionWatchFileError(ValueError):
+    """The file as a whole cannot be read as a Retraction Watch CSV (nothing of it is stored)."""
+
+
+class RetractionWatchHeaderError(RetractionWatchFileError):
     """The file does not start with the Retraction Watch header."""
+
+
+@dataclass(frozen=True, slots=True)
+class CsvLimits:
+    """How large a Retraction Watch file and one of its cells may be, and the settings' names."""
+
+    file_bytes: int = MAX_FILE_BYTES
+    field_chars: int = MAX_FIELD_CHARS
+    file_setting: str = "the file size limit"
+    field_setting: str = "the field size limit"
+
+
+DEFAULT_CSV_LIMITS: Final = CsvLimits()
+# The columns that store a row (RetractionWatchRecord): ids are PostgreSQL integers, DOIs
+# varchar(255); a value past them must be a row error, not a database error for the file.
+_MAX_STORED_ID: Final = 2_147_483_647
+_MAX_DOI_CHARS: Final = 255
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,17 +157,34 @@ class _FieldError(Exception):
 
 
 def read_retraction_watch(
-    path: str | PathLike[str],
+    path: str | PathLike[str], limits: CsvLimits = DEFAULT_CSV_LIMITS
 ) -> Iterator[RetractionWatchRow | RowError]:
-    """Yield the rows (or row errors) of a Retraction Watch CSV file."""
+    """Yield the rows (or row errors) of a Retraction Watch CSV file.
+
+    A file larger than `limits.file_bytes` is refused (RetractionWatchFileError) unread.
+    """
+    size = os.stat(path).st_size
+    if size > limits.file_bytes:
+        raise RetractionWatchFileError(
+            f"{path}: file of {size:,} bytes is larger than the limit of "
+            f"{limits.file_bytes:,} bytes ({limits.file_setting})"
+        )
     with open(path, "rb") as stream:
-        yield from iter_retraction_watch(stream, name=str(path))
+        yield from iter_retraction_watch(stream, name=str(path), limits=limits)
 
 
 def iter_retraction_watch(
-    stream: IO[bytes], *, name: str = "<stream>"
+    stream: IO[bytes], *, name: str = "<stream>", limits: CsvLimits = DEFAULT_CSV_LIMITS
 ) -> Iterator[RetractionWatchRow | RowError]:
-    """Yield the rows (or row errors) of a Retraction Watch CSV byte stream."""
+    """Yield the rows (or row errors) of a Retraction Watch CSV byte stream.
+
+    A row with a cell over `limits.field_chars`, a NUL character or a DOI that is not one
+    comes as a RowError naming its line and column; the rows after it are still read.
+    """
+    # The csv module refuses fields past its own process-wide limit (131,072 by default);
+    # only ever raise it, so the check below decides and names the column.
+    if csv.field_size_limit() <= limits.field_chars:
+        csv.field_size_limit(limits.field_chars + 1)
     text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
     try:
         reader = csv.reader(text)
@@ -148,13 +196,13 @@ def iter_retraction_watch(
             except StopIteration:
                 return
             except csv.Error as exc:
-                yield RowError(last_line + 1, "(row)", f"unreadable CSV: {exc}")
+                yield RowError(last_line + 1, "(row)", _csv_problem(exc, limits))
                 last_line = reader.line_num
                 continue
             # A quoted cell may span lines; report where the record starts.
             line, last_line = last_line + 1, reader.line_num
             if any(cell.strip() for cell in cells):
-                yield _parse_row(line, cells)
+                yield _unstorable_cell(line, cells, limits) or _parse_row(line, cells)
     finally:
         # Leave a caller's stream open: closing the wrapper would close it.
         text.detach()
@@ -186,6 +234,34 @@ def _check_header(header: list[str] | None, name: str) -> None:
         f"{name}: line 1: not a Retraction Watch CSV header ({details}); "
         f"expected {expected!r}, optionally with a trailing comma"
     )
+
+
+def _csv_problem(exc: csv.Error, limits: CsvLimits) -> str:
+    """Say why the csv module refused a row, in the import's own terms for oversize fields."""
+    if "field larger than field limit" in str(exc):
+        return (
+            f"a field is longer than {csv.field_size_limit():,} characters, over the limit of "
+            f"{limits.field_chars:,} characters ({limits.field_setting})"
+        )
+    return f"unreadable CSV: {exc}"
+
+
+def _unstorable_cell(line: int, cells: list[str], limits: CsvLimits) -> RowError | None:
+    """Return the error of a row with a cell too long to store or holding a NUL, else None."""
+    for position, cell in enumerate(cells):
+        column = COLUMNS[position] if position < len(COLUMNS) else f"field {position + 1}"
+        if len(cell) > limits.field_chars:
+            return RowError(
+                line,
+                column,
+                f"{len(cell):,} characters, longer than the limit of {limits.field_chars:,} "
+                f"characters ({limits.field_setting})",
+            )
+        nul = cell.find("\x00")
+        if nul >= 0:
+            # PostgreSQL text cannot hold NUL: one damaged row must not refuse the file.
+            return RowError(line, column, f"contains a NUL byte at character {nul + 1}")
+    return None
 
 
 def _parse_row(line: int, cells: list[str]) -> RetractionWatchRow | RowError:
@@ -247,6 +323,8 @@ def _record_id(text: str) -> int:
         raise _FieldError("Record ID", "missing")
     if not text.isascii() or not text.isdigit():
         raise _FieldError("Record ID", f"expected an integer, found {text[:40]!r}")
+    if len(text) > 10 or int(text) > _MAX_STORED_ID:
+        raise _FieldError("Record ID", f"{text[:40]} is larger than {_MAX_STORED_ID:,}")
     return int(text)
 
 
@@ -273,13 +351,22 @@ def _doi(column: str, text: str, warnings: list[str]) -> str | None:
     if doi is None:
         # One odd DOI must not cost the row its other facts.
         warnings.append(f"{column} {text[:80]!r} is not a DOI")
+        return None
+    if len(doi) > _MAX_DOI_CHARS:
+        raise _FieldError(column, f"DOI of {len(doi):,} characters, longer than {_MAX_DOI_CHARS}")
+    bad = _DOI_CHARACTER.sub("", _SICI_PART.sub("", doi.split("/", 1)[1]))
+    if bad:
+        # Shaped like a DOI but carrying quotes or markup: a damaged or hostile row.
+        raise _FieldError(
+            column, f"{text[:80]!r} is not a valid DOI ({bad[0]!r} cannot occur in one)"
+        )
     return doi
 
 
 def _pubmed_id(column: str, text: str, warnings: list[str]) -> int | None:
     if not text or text == "0":  # the export writes 0 for "no PubMed id"
         return None
-    if not text.isascii() or not text.isdigit():
+    if not text.isascii() or not text.isdigit() or len(text) > 10 or int(text) > _MAX_STORED_ID:
         warnings.append(f"{column} {text[:40]!r} is not a PubMed id")
         return None
     return int(text) or None

@@ -224,7 +224,10 @@ def test_an_unreadable_csv_record_is_an_error_and_reading_goes_on() -> None:
     items = _parse(f"{HEADER}\n{_line()}{oversized}{_line(record_id='50003')}".encode())
     assert [type(i) for i in items] == [RetractionWatchRow, RowError, RetractionWatchRow]
     assert items[1] == RowError(
-        3, "(row)", "unreadable CSV: field larger than field limit (131072)"
+        3,
+        "(row)",
+        "a field is longer than 131,072 characters, over the limit of 65,536 characters "
+        "(the field size limit)",
     )
     assert isinstance(items[2], RetractionWatchRow) and items[2].line == 4
 

@@ -11,9 +11,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from curation.audit import Actor
+from curation.limits import Limits, current_limits
 from curation.models import CitedWork
 from curation.notices.models import NoticeSource
-from curation.notices.retraction_watch import RetractionWatchHeaderError, read_retraction_watch
+from curation.notices.retraction_watch import (
+    CsvLimits,
+    RetractionWatchFileError,
+    read_retraction_watch,
+)
 from curation.notices.selectors import cited_works_for_dois
 from curation.notices.services import refresh, retraction_watch_import
 
@@ -41,8 +46,15 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no such file")
         actor = Actor.importer("import_retraction_watch")
         started = time.perf_counter()
+        limits = current_limits()
+        csv_limits = CsvLimits(
+            file_bytes=limits.csv_file_bytes,
+            field_chars=limits.csv_field_chars,
+            file_setting=Limits.setting("csv_file_bytes"),
+            field_setting=Limits.setting("csv_field_chars"),
+        )
         items = tqdm(
-            read_retraction_watch(path),
+            read_retraction_watch(path, csv_limits),
             desc="rows",
             unit=" rows",
             disable=not sys.stderr.isatty(),
@@ -51,7 +63,7 @@ class Command(BaseCommand):
             outcome = retraction_watch_import(
                 items=items, file_name=str(path), actor=actor, reason=options["reason"]
             )
-        except RetractionWatchHeaderError as exc:
+        except RetractionWatchFileError as exc:
             raise CommandError(str(exc)) from None
         run, seconds = outcome.run, time.perf_counter() - started
         for error in outcome.errors[:ERRORS_SHOWN]:
