@@ -22,7 +22,7 @@ Gold conventions (the corpus tags whole author lists in one <author> as often as
 - volume / first page: <biblScope unit|type = volume|vol> / <... page|pp>, first number;
 - year: the first four-digit year in the first <date>;
 - arXiv / DOI: <idno> whose type or text says arXiv / DOI, canonicalised (spaces removed),
-  and the id of any doi.org or arxiv.org/abs link in the text.
+  and the id of any arxiv.org/abs link or DOI-holding URL path ("…/10.1103/…") in the text.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _NEW_ID = re.compile(r"(?<!\d)(\d{4}\.\d{4,5})(?:v\d+)?(?!\d)")
 _OLD_ID = re.compile(r"([a-z]+(?:-[a-z]+)?)(?:\.[a-z]{2})?/(\d{7})", re.I)
 _DOI = re.compile(r"10\.\d{4,9}/\S+", re.I)
-_DOI_URL = re.compile(r"doi\.org/(10\.\d{4,9}/[^\s,;\[\]]+)", re.I)
+_DOI_URL = re.compile(r"(?<=/)(10\.\d{4,9}/[^\s,;\[\]]+)", re.I)
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/(\S+)", re.I)
 _INITIAL = re.compile(r"^(?:[A-Z][a-z]?\.?-?)+$|^[A-Z]{1,3}$")
 _PARTICLES = frozenset("van von der den de del della di da du dos das le la ten ter y".split())
@@ -120,6 +120,9 @@ def _canonical_doi(text: str) -> str | None:
     if not m:
         return None
     doi = m[0].rstrip(".,;").lower()
+    doi = re.sub(r"\((?:19|20)\d\d$", "", doi)  # "…-y(2018." is the year, glued
+    if doi.endswith(")") and doi.count(")") > doi.count("("):
+        doi = doi[:-1].rstrip(".")
     return doi[:-4] if doi.endswith(".url") else doi  # "…/PhysRevD.11.395.URL http://…"
 
 
@@ -127,7 +130,7 @@ def _identifiers(bibl: etree._Element) -> tuple[set[str], set[str]]:
     text = _text(bibl)
     arxiv = {a for m in _ARXIV_URL.finditer(text) if (a := _canonical_arxiv(m[1]))}
     # A doi.org link names its DOI unambiguously even where the annotators left it untagged.
-    dois = {m[1].rstrip(".").lower() for m in _DOI_URL.finditer(text)}
+    dois = {d for m in _DOI_URL.finditer(text) if (d := _canonical_doi(m[1]))}
     for el in bibl.iter(f"{TEI}idno", "idno"):
         kind, text = (el.get("type") or "").lower(), _text(el)
         if "arxiv" in kind or (not kind and ("arxiv" in text.lower() or _OLD_ID.search(text))):

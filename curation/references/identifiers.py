@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -19,7 +20,25 @@ _ARXIV_CONTEXT = (
     r"(?:arxiv(?:\s*(?:e-prints|preprint)[,:]?)?\s*(?:abs/)?[:.]?\s*"
     r"|abs/|pdf/|arxiv\.org/(?:abs|pdf)/)"
 )
-_NEW_WITH_CONTEXT = re.compile(_ARXIV_CONTEXT + r"(\d{4})\.(\d{4,6})(v\d+)?(?![\d])", re.IGNORECASE)
+# One to six digits after the dot: fewer than four is a broken id that must be reported.
+_NEW_WITH_CONTEXT = re.compile(_ARXIV_CONTEXT + r"(\d{4})\.(\d{1,6})(v\d+)?(?![\d])", re.IGNORECASE)
+# A new-style id written under an archive name: "astro-ph/0710.3113", "arxiv:cs.LG/1301.0604".
+_ARCHIVE_NEW = re.compile(
+    r"(?<![\w.-])([a-z]+(?:-[a-z]+)?)(?:\.[A-Za-z]{2})?/(\d{4})\.(\d{4,5})(v\d+)?(?!\d|\.\d)"
+)
+# A bare new-style id as the last item of a reference, after a comma or the year:
+# "Phys. Rev. D80, 014002 (2009), 0901.0657" (INSPIRE/physics style).
+_NEW_AT_END = re.compile(
+    r"(?:[,;)]|\(\d{4}\))\s*(\d{4})\.(\d{4,5})(v\d+)?\s*(?:\[[\w.\- ]*\]\s*)*[.,;]?\s*$"
+)
+# "doi:10.1145" with nothing after the prefix, or "doi:10" cut short.
+_DOI_NO_SUFFIX = re.compile(r"\bdoi\s*[:.]?\s*(10(?:\.\d{1,9})?+)(?!\s*/|\.?\d|%2f)", re.IGNORECASE)
+# Words glued after a DOI by PDF extraction: "….URL http://…", "….PMID:2084…".
+# Case matters: "j.issn.1674-8999…" is part of real DOIs, "….URL" never is.
+_DOI_GLUED_WORD = re.compile(
+    r"\.(?:URL|Url|PMID|pmid|PMCID|PMC\d|Epub|Available|Accessed|Retrieved)\b.*$"
+)
+_DOI_GLUED_YEAR = re.compile(r"\((?:19|20)\d\d\)?$")
 # A bare new-style id is only trusted when followed by an arXiv category, e.g. "1207.7214 [hep-ex]".
 _NEW_WITH_CATEGORY = re.compile(
     r"(?<![\w./])(\d{4})\.(\d{4,5})(v\d+)?\s*\[[a-z-]+(?:\.[A-Za-z-]+)?\]"
@@ -35,6 +54,9 @@ _GITHUB = re.compile(
 URL_RE = re.compile(r"(?:https?://|www\.)[^\s<>\"]+", re.IGNORECASE)
 _TRACKING = re.compile(r"^(?:utm_\w+|fbclid|gclid|mc_cid|mc_eid|ref_src|_hsenc|_hsmi)$", re.I)
 _TRAILING = ".,;:'\"!?”’»"
+_THIS_YEAR = datetime.date.today().year
+# Archives of the category-style prefixes people put before new ids ("cs.LG/1301.0604").
+_NEW_ARCHIVES = frozenset("cs econ eess q-bio q-fin stat math physics".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,10 +156,27 @@ def parse_arxiv(text: str) -> ArxivId | None:
 
 def _clean_doi(raw: str) -> str:
     doi = unquote(raw)
+    # What follows a DOI in a PDF often sticks to it: "…/055008[arXiv:…]", "…/181602,hep-th/…",
+    # "….URL https://…", "…/c9ee00453j(2019)". No registered DOI holds "[" or "," in practice.
+    for stop in ("[", ","):
+        if stop in doi:
+            doi = doi[: doi.index(stop)]
+    if "." in doi:
+        doi = _DOI_GLUED_WORD.sub("", doi)
+    doi = _strip_trailing(doi)
+    if "(" in doi and _DOI_GLUED_YEAR.search(doi):
+        doi = _strip_trailing(_DOI_GLUED_YEAR.sub("", doi))
+    opened = doi.rfind("(")
+    if opened > doi.rfind(")") and doi[opened + 1 : opened + 2].isalpha():
+        doi = _strip_trailing(doi[:opened])  # "….551(in korean with…": prose, not the DOI
+    return doi.lower()
+
+
+def _strip_trailing(doi: str) -> str:
     # Trailing punctuation belongs to the sentence, except a ")" that closes a "(" in the DOI.
     while doi and (doi[-1] in _TRAILING or (doi[-1] in ")]" and doi.count("(") < doi.count(")"))):
         doi = doi[:-1]
-    return doi.lower()
+    return doi
 
 
 def normalize_url(raw: str) -> str:
@@ -173,12 +212,14 @@ def extract_identifiers(text: str) -> Identifiers:
     github: dict[str, GithubRef] = {}
     malformed: list[Malformed] = []
 
-    def add_new(m: re.Match[str]) -> None:
-        problem = new_style_problem(m[1], m[2])
+    def add_new(m: re.Match[str], at: int = 1) -> None:
+        # `at` is the group of the yymm part; the number and the version follow it.
+        yymm, number, version = m[at], m[at + 1], m[at + 2]
+        problem = new_style_problem(yymm, number)
         if problem:
             malformed.append(Malformed("arxiv", m[0].strip(), problem))
         else:
-            aid = ArxivId(f"{m[1]}.{m[2]}", int(m[3][1:]) if m[3] else None)
+            aid = ArxivId(f"{yymm}.{number}", int(version[1:]) if version else None)
             arxiv.setdefault(aid.id, aid)
 
     lowered = text.lower()
@@ -188,12 +229,23 @@ def extract_identifiers(text: str) -> Identifiers:
     if "[" in text:
         for m in _NEW_WITH_CATEGORY.finditer(text):
             add_new(m)
+    end = _NEW_AT_END.search(text[-60:]) if "." in text[-24:] else None
+    # No context word: trusted only when valid and not from the future, never reported.
+    if end and new_style_problem(end[1], end[2]) is None and int(end[1][:2]) <= _THIS_YEAR % 100:
+        add_new(end)
     if "/" in text:
+        for m in _ARCHIVE_NEW.finditer(text):
+            archive = m[1].lower()
+            if archive in OLD_ARCHIVES or archive in _NEW_ARCHIVES:
+                add_new(m, at=2)
         for m in _OLD.finditer(text):
             archive = m[1].lower()
             if archive in OLD_ARCHIVES and _old_problem(archive, m[2]) is None:
                 aid = ArxivId(f"{archive}/{m[2]}", int(m[3][1:]) if m[3] else None, "old")
                 arxiv.setdefault(aid.id, aid)
+    if "doi" in lowered:
+        for m in _DOI_NO_SUFFIX.finditer(text):
+            malformed.append(Malformed("doi", m[0].strip(), "DOI has no suffix after the prefix"))
     if "10." in text:
         for m in _DOI.finditer(text):
             doi = _clean_doi(m[0])

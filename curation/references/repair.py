@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from curation.references.identifiers import OLD_ARCHIVES, new_style_problem
 from curation.references.latex import latex_to_text
 from curation.references.normalize import CONTROL_CHARS, fix_mojibake
 from curation.references.words import (
@@ -49,9 +50,26 @@ _DOI_TOKEN = re.compile(r"(?<![\w.])10\.\d{4,9}/\S*")
 _DOI_TAIL = re.compile(r"\s+(\d[\w.()/-]*|[A-Za-z][\w.()/-]*\d[\w.()/-]*)")
 _YEAR_TOKEN = re.compile(r"(?:19|20)\d\d[.,;)]*")
 _ARXIV_SPACED = re.compile(
-    r"\b(arxiv|abs/)\s*(:?)\s*(\d{4})\s*\.\s*(\d{4,5})(v\d+)?(?!\d)", re.IGNORECASE
+    r"\b(arxiv(?:\s+(?:preprint|e-prints?))?|abs/)\s*(:?)\s*(\d{4})\s*\.\s*(\d{4,5})(v\d+)?(?!\d)",
+    re.IGNORECASE,
 )
-_BARE_SPACED_ID = re.compile(r"(?<![\w.])(\d{4})\.\s+(\d{4,5})(v\d+)?(?![\d\-–])")
+_BARE_SPACED_ID = re.compile(r"(?<![\w.])(\d{4})(?:\.\s+|\s+\.\s*)(\d{4,5})(v\d+)?(?![\d\-–])")
+# Only closing punctuation and bracketed notes ("[hep-th]", "[INSPIRE]") after it: the id ends
+# the reference, where physics styles put a bare arXiv id.
+_AT_END = re.compile(r"\s*(?:[.,;\])]\s*|\[[\w.\- ]*\]\s*)*$")
+# "arXiv .org:", "arXiv.org: ", "arXiv; 1706.01953": the scheme written as a PDF spaced it.
+_ARXIV_SCHEME = re.compile(r"\b(arxiv)\s*(?:\.\s*org\s*:|[;,](?=\s*\d{4}\.\d))\s*", re.I)
+# "hep -th/0312052", "astro-ph /9612213", "gr-qc/ 9710068", "math/ 0407078".
+_ARCHIVE_SPACED = re.compile(
+    r"(?<![\w-])([a-z]+)(?:(\s*-\s*)([a-z]+))?(\s*/\s*)(\d{7}|\d{4}\.\d{4,5})(?!\d)"
+)
+# "doi:10. 1103/…", "10 .1088/…", "10.1103 /PhysRevLett…", "doi.10.1093/…".
+_DOI_PREFIX_SPACED = re.compile(r"(?<![\w.])10\s*\.\s*(\d{4,9})\s*/\s*(?=[\w(])")
+_DOI_DOT_LEAD = re.compile(r"\bdoi\.(?=10\.\d)", re.I)
+# A DOI whose next part was pushed off by a space: "…/PhysRevLett .100.228502", "…/molbev /msu300".
+_DOI_SPACED_PART = re.compile(
+    r"((?<![\w.])10\.\d{4,9}/[^\s\[\],;]*[\w)])\s+(\.\d[\w.()/-]*|/\w[\w.()/-]*)"
+)
 _HYPHEN_BREAK = re.compile(r"([^\W\d_]+)- ([^\W\d_]+)(-?)")
 _GLUED_IN = re.compile(
     r"\bIn(?=(?:Proceedings|Proc\.|Advances|International|Conference|Symposium|Workshop|"
@@ -129,6 +147,31 @@ def _fix_doi_breaks(text: str, repairs: list[Repair]) -> str:
     return "".join(out) + text[last:] if out else text
 
 
+def _fix_identifier_spacing(text: str, repairs: list[Repair]) -> str:
+    """Close the spaces a PDF put inside arXiv schemes, archive names and DOI prefixes."""
+    lowered = text.lower()
+    if "arxiv" in lowered:
+        note = _record("arxiv_space", repairs)
+        text = _ARXIV_SCHEME.sub(lambda m: note(m, f"{m[1]}:"), text)
+    if "/" in text:
+        note = _record("arxiv_space", repairs)
+
+        def fix_archive(m: re.Match[str]) -> str:
+            archive = f"{m[1]}-{m[3]}" if m[3] else m[1]
+            if archive not in OLD_ARCHIVES or (m[2] in (None, "-") and m[4] == "/"):
+                return m[0]
+            return note(m, f"{archive}/{m[5]}")
+
+        text = _ARCHIVE_SPACED.sub(fix_archive, text)
+    if "10" in text and "/" in text:
+        note = _record("doi_space", repairs)
+        if "doi." in lowered:
+            text = _DOI_DOT_LEAD.sub(lambda m: note(m, "doi:"), text)
+        text = _DOI_PREFIX_SPACED.sub(lambda m: note(m, f"10.{m[1]}/"), text)
+        text = _DOI_SPACED_PART.sub(lambda m: note(m, m[1] + m[2]), text)
+    return text
+
+
 def _fix_arxiv_spaces(text: str, repairs: list[Repair]) -> str:
     note = _record("arxiv_space", repairs)
 
@@ -137,15 +180,19 @@ def _fix_arxiv_spaces(text: str, repairs: list[Repair]) -> str:
         return note(m, f"{lead}{m[3]}.{m[4]}{m[5] or ''}")
 
     text = _ARXIV_SPACED.sub(fix, text) if "rxiv" in text.lower() or "abs/" in text else text
-    if ". " not in text:
+    if ". " not in text and " ." not in text:
         return text
     lowered = text.lower()
     context = "arxiv" in lowered or "corr" in lowered
 
     def fix_bare(m: re.Match[str]) -> str:
         yymm = int(m[1])
-        # "2022. 12345" could be a year and a page; only clear yymm values or arXiv context.
-        if not (context or yymm > 2030) or not 1 <= yymm % 100 <= 12:
+        if not 1 <= yymm % 100 <= 12:
+            return m[0]
+        # "2022. 12345" could be a year and a page: only clear yymm values, arXiv context, or
+        # a valid id that ends the reference ("(2012),1110 .6448").
+        at_end = _AT_END.match(text, m.end()) and new_style_problem(m[1], m[2]) is None
+        if not (context or yymm > 2030 or at_end):
             return m[0]
         return note(m, f"{m[1]}.{m[2]}{m[3] or ''}")
 
@@ -258,6 +305,7 @@ def repair_reference(raw: str) -> tuple[str, list[Repair]]:
             repairs.append(Repair("url_glued", "", " "))
             text = _URL_GLUED.sub(" ", text)
         text = _fix_url_breaks(text, repairs)
+    text = _fix_identifier_spacing(text, repairs)
     if "10." in text:
         text = _fix_doi_breaks(text, repairs)
     text = _fix_arxiv_spaces(text, repairs)

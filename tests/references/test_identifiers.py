@@ -1,6 +1,6 @@
 import pytest
 
-from curation.references import extract_identifiers, normalize_url, parse_arxiv
+from curation.references import extract_identifiers, normalize_url, parse_arxiv, repair_reference
 
 
 @pytest.mark.parametrize(
@@ -17,11 +17,26 @@ from curation.references import extract_identifiers, normalize_url, parse_arxiv
         ("Phys. Lett. B 716, 1 (2012), 1207.7214 [hep-ex]", ["1207.7214"]),
         ("https://doi.org/10.48550/arXiv.2307.08691", ["2307.08691"]),
         ("Proc. 1234.5678 and 3600006.3613165", []),
+        # Damaged shapes from PDFs (GROBID citation corpus) and INSPIRE's trailing bare ids.
+        ("arXiv .org:astro -ph/0710.3063.", ["0710.3063"]),
+        ("arXiv.org:astro-ph /9612213.", ["astro-ph/9612213"]),
+        ("JHEP 07 ( 2002)012[ hep -ph/0201195][INSPIRE ].", ["hep-ph/0201195"]),
+        ("Phys .Rev .D85 ,054512 ( 2012),1110 .6448", ["1110.6448"]),
+        ("O. Bär, Phys. Rev. D92, 074504 (2015), 1503.03649", ["1503.03649"]),
+        ("E. Berkowitz et al. (2017), 1704.01114", ["1704.01114"]),
+        ("Ben Taskar. 2012. Discriminative models. arxiv:cs.LG/1301.0604", ["1301.0604"]),
+        ("arXiv preprint :1708 . 02952 , 2017 .", ["1708.02952"]),
+        ("arXiv; 1706.01953v1", ["1706.01953"]),
+        ("Rinat Kashaev, arXiv:math/ 0407078,Preprint 2004 .", ["math/0407078"]),
+        # A bare number that is not a valid id, or sits mid-reference, is no identifier.
+        ("Phys. Rev. D 65, 1999.12345", []),
+        ("J. Chem. 12, 1503.0364 (2015)", []),
         ("10.1145/3600006.3613165", []),
     ],
 )
 def test_arxiv_ids(text: str, expected: list[str]) -> None:
-    assert [a.id for a in extract_identifiers(text).arxiv] == expected
+    repaired, _ = repair_reference(text)
+    assert [a.id for a in extract_identifiers(repaired).arxiv] == expected
 
 
 @pytest.mark.parametrize(
@@ -31,6 +46,9 @@ def test_arxiv_ids(text: str, expected: list[str]) -> None:
         ("arXiv:1501.1234", "1501 ids have 5-digit numbers, not 4"),
         ("arXiv:1401.12345", "1401 ids have 4-digit numbers, not 5"),
         ("https://doi.org/10.1145/", "DOI has no suffix after the prefix"),
+        ("doi:10.1145", "DOI has no suffix after the prefix"),
+        ("Title. doi: 10.1145.", "DOI has no suffix after the prefix"),
+        ("arXiv:2301.123", "2301 ids have 5-digit numbers, not 3"),
     ],
 )
 def test_malformed_identifiers_say_why(text: str, reason: str) -> None:
@@ -48,10 +66,35 @@ def test_malformed_identifiers_say_why(text: str, reason: str) -> None:
         ("https://dx.doi.org/10.1109/CGO53902.2022.9741258", ["10.1109/cgo53902.2022.9741258"]),
         ("https://doi.org/10.1145%2F3560815", ["10.1145/3560815"]),
         ("https://doi.org/10.1073/pnas.0507655102;", ["10.1073/pnas.0507655102"]),
+        # Spaces a PDF put inside the DOI, and words glued after it.
+        ("doi:10. 1103/PhysRevD.10.2445.", ["10.1103/physrevd.10.2445"]),
+        ("doi:10 .1088/1367-2630/12/2/025010. URL", ["10.1088/1367-2630/12/2/025010"]),
+        ("doi: 10.1103 /PhysRevLett. 113.091601 .", ["10.1103/physrevlett.113.091601"]),
+        ("doi :10.1103/PhysRevLett .100.228502.", ["10.1103/physrevlett.100.228502"]),
+        ("doi: 10.1093/molbev /msu300.", ["10.1093/molbev/msu300"]),
+        ("doi.10.1093/cid/ciy936. PMID: 30383203.", ["10.1093/cid/ciy936"]),
+        ("doi :10.1103/PhysRevD.11.395.URL https: //x", ["10.1103/physrevd.11.395"]),
+        (
+            "(2006)doi :10.1103/PhysRevLett.96.181602,hep -th/0603001.",
+            ["10.1103/physrevlett.96.181602"],
+        ),
+        ("doi:10.1088/0264-9381/33/5/055008[arXiv :1509.00074]", ["10.1088/0264-9381/33/5/055008"]),
+        ("doi:10.1126/science.1193063.PMID:20847271.", ["10.1126/science.1193063"]),
+        ("doi:10.1039/c9ee00453j(2019).", ["10.1039/c9ee00453j"]),
+        ("doi:10.1007/JHEP11(2013)158.", ["10.1007/jhep11(2013)158"]),
+        (
+            "https://doi.org/10.16368/j.issn.1674-8999.2002.01.016.",
+            ["10.16368/j.issn.1674-8999.2002.01.016"],
+        ),
+        (
+            "doi:10.14191/atmos.2019.29.5.551(inkoreanwithenglishabstract.",
+            ["10.14191/atmos.2019.29.5.551"],
+        ),
     ],
 )
 def test_dois(text: str, expected: list[str]) -> None:
-    assert [d.value for d in extract_identifiers(text).dois] == expected
+    repaired, _ = repair_reference(text)
+    assert [d.value for d in extract_identifiers(repaired).dois] == expected
 
 
 @pytest.mark.parametrize(
