@@ -133,6 +133,10 @@ class Observation(models.Model):
     work_pith_arxiv_id = models.CharField(max_length=64, null=True, blank=True)
     work_metadata_source = models.CharField(max_length=64, null=True, blank=True)
     work_snapshot_observed_at = models.DateTimeField(null=True, blank=True)
+    # What the imported record said (its cited_work), kept apart from citerec's own link, which
+    # overwrites work_doi / work_pith_arxiv_id: re-resolution reads these, never the link.
+    imported_doi = models.CharField(max_length=255, null=True, blank=True)
+    imported_pith_arxiv_id = models.CharField(max_length=64, null=True, blank=True)
 
     pinned = models.BooleanField(
         default=False, help_text="A curator decided; resolver runs leave it"

@@ -65,11 +65,12 @@ class Candidate:
         return found
 
 
-_PAPER_COLUMNS = (
+_PAPER_BASE = (
     "p.id, p.arxiv_id, p.title, p.title_norm, p.title_key, p.year, p.last_updated, "
-    "p.journal_ref, p.first_author, p.authors, p.doi, p.in_catalogue, "
-    "l.venue_key, l.volume, l.first_page"
+    "p.journal_ref, p.first_author, p.authors, p.doi, p.in_catalogue"
 )
+_LOCATOR_COLUMNS = "l.venue_key, l.volume, l.first_page"
+_PAPER_COLUMNS = f"{_PAPER_BASE}, {_LOCATOR_COLUMNS}"
 _PAPERS = "curation_paper p LEFT JOIN resolution_paperlocator l ON l.paper_id = p.id"
 _CROSSREF_COLUMNS = (
     "c.doi, c.title, c.title_norm, c.title_key, c.year, c.first_author, c.authors, "
@@ -196,7 +197,7 @@ CROSS JOIN LATERAL (
           @@ to_tsquery('simple', q.tsq)
     ORDER BY ({alias}.title_key = q.key) DESC, abs(length({alias}.title_norm) - q.len)
     LIMIT {limit}
-) sub
+) sub{join}
 """
 
 
@@ -212,13 +213,15 @@ def title_candidates_batch(searches: Sequence[TitleSearch | None]) -> list[list[
         [s.query or _NO_MATCH for _, s in wanted],
         [s.length for _, s in wanted],
     ]
-    for table, alias, columns, build in (
-        (_PAPERS, "p", _PAPER_COLUMNS, _paper),
-        (_WORKS, "c", _CROSSREF_COLUMNS, _crossref),
+    # Papers' locators are joined after the LIMIT: inside it the join would run per search.
+    paper_join = " LEFT JOIN resolution_paperlocator l ON l.paper_id = sub.id"
+    for table, alias, columns, join, extra, build in (
+        ("curation_paper p", "p", _PAPER_BASE, paper_join, f", {_LOCATOR_COLUMNS}", _paper),
+        (_WORKS, "c", _CROSSREF_COLUMNS, "", "", _crossref),
     ):
-        outer = ", ".join(f"sub.{c.strip().split('.')[-1]}" for c in columns.split(","))
+        outer = ", ".join(f"sub.{c.strip().split('.')[-1]}" for c in columns.split(",")) + extra
         sql = _LATERAL.format(outer=outer, columns=columns, table=table, alias=alias,
-                              limit=CANDIDATE_LIMIT)  # fmt: skip
+                              limit=CANDIDATE_LIMIT, join=join)  # fmt: skip
         for row in _select(sql, params):
             found[row[0]].append(build(row[1:]))
     return found

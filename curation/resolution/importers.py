@@ -319,6 +319,8 @@ def import_arxiv_snapshot(
             progress(len(rows))
     if report.inserted or report.updated:
         settle_indexes("curation_paper", "paper_title_fts")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE resolution_paperlocator")  # the planner must know it is large
     return report
 
 

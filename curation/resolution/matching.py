@@ -17,46 +17,40 @@ from typing import Any
 
 from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate, TitleSearch
-from curation.resolution.text import content_tokens
+from curation.resolution.text import content_tokens, title_norm
 from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, validate
 from curation.resolution.venues import VenueText, page_key
 from curation.states import ResolutionStatus, ResolverSource
 
 TIE_MARGIN = 2.0
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)(?![0-9])")
-_RANGE_END = re.compile(r"\d\s*[-–—]\s*$")
+_RANGE_END = re.compile(r"\d\s*[-–—]\s*[A-Za-z]?$")
 _PAIR_WINDOW = 3  # a first page is at most this many numbers after its volume ("393 (1993) 377")
 _STRING_WORDS = 5  # the rarest words of the whole string searched for, three of them required
 _S = ResolutionStatus
 
 
 def locator_pairs(raw: str) -> list[tuple[str, str]]:
-    """Return the (volume, first page) pairs the string's numbers could be."""
-    # A series letter glued to the volume ("Phys. Rev. D60", "Nucl. Phys. B364") belongs to
-    # the journal: the volume is its digits.
-    found = [(page_key(m.group(1)), _RANGE_END.search(raw[: m.start()]) is not None)
-             for m in _NUMBER.finditer(raw)]  # fmt: skip
-    numbers = [
-        (n[1:] if n[0].isalpha() and _glued_series(raw, n) else n, last)
-        for n, last in found
-        if n and len(n) <= 8
-    ]
+    """Return the (volume, first page) pairs the string's numbers could be.
+
+    A series letter glued to a volume ("Phys. Rev. D60", "Nucl.Phys.B407") belongs to the
+    journal, so a lettered number is read as a volume by its digits; as a page it keeps its
+    letter ("A&A 571, A16"). The end of a page range ("25:25-45") is never a first page.
+    """
+    numbers = []
+    for m in _NUMBER.finditer(raw):
+        value = page_key(m.group(1))
+        if value and len(value) <= 8:
+            last = _RANGE_END.search(raw[: m.start()]) is not None
+            numbers.append((value, value.lstrip("abcdefghijklmnopqrstuvwxyz"), last))
     pairs = []
-    for i, (volume, _) in enumerate(numbers):
-        if not volume.isdigit():
+    for i, (_, volume, _) in enumerate(numbers):
+        if not volume:
             continue
-        for page, last in numbers[i + 1 : i + 1 + _PAIR_WINDOW]:
-            # The end of a page range ("25:25-45") is never a first page.
+        for page, _, last in numbers[i + 1 : i + 1 + _PAIR_WINDOW]:
             if not last:
                 pairs.append((volume, page))
     return pairs
-
-
-def _glued_series(raw: str, number: str) -> bool:
-    """Return whether a lettered number is a volume with its series letter ("D60"), not a page."""
-    return re.search(rf"(?<![A-Za-z0-9]){re.escape(number)}\b", raw, re.I) is not None and (
-        re.search(rf"[A-Za-z]\.?\s*{re.escape(number)}\s*[,(:]", raw, re.I) is not None
-    )
 
 
 def string_search(text: RawText, frequencies: Mapping[str, int]) -> TitleSearch | None:
@@ -105,7 +99,15 @@ class Match:
     candidates: list[dict[str, Any]]
 
 
-def _passes(check: Validation, parsed_title: bool) -> bool:
+def _is_journal(parsed_title: str | None, check: Validation) -> bool:
+    """Return whether what the parser took as a title is the candidate's journal (or nothing)."""
+    if parsed_title is None:
+        return True
+    venue = VenueText(parsed_title)
+    return any(venue.contains(k) for k in check.candidate.venue_keys)
+
+
+def _passes(check: Validation, parsed_title: str | None) -> bool:
     """Return whether a candidate is named by the string and not contradicted by it."""
     if check.contradicted:
         return False
@@ -116,7 +118,7 @@ def _passes(check: Validation, parsed_title: bool) -> bool:
     if check.locator:
         # A journal citation names its work by the locator; with a title of its own that is not
         # the candidate's, an author must agree as well.
-        return not parsed_title or bool(check.authors_found)
+        return bool(check.authors_found) or _is_journal(parsed_title, check)
     return False
 
 
@@ -134,26 +136,38 @@ def _dedupe(checks: list[Validation]) -> list[Validation]:
     return sorted(best.values(), key=lambda c: (-c.score, c.candidate.work_key))
 
 
+def _longest_titles(passing: list[Validation]) -> list[Validation]:
+    """Drop a candidate whose title is only part of another found title ("Tissue" in "Tissue
+    cultures"): the string is explained by the longer one, so they are not a tie."""
+    exact = [c.candidate.title_key for c in passing if c.title_exact]
+    return [
+        c
+        for c in passing
+        if not c.title_exact
+        or not any(
+            len(k) > len(c.candidate.title_key) and c.candidate.title_key in k for k in exact
+        )
+    ]
+
+
 def match(
     text: RawText, candidates: list[Candidate], *, names_given: bool, parsed_title: str | None
 ) -> Match:
     """Validate every candidate against the string and decide (SPEC §2 step 5)."""
+    parsed_norm = title_norm(parsed_title) if parsed_title else None
     checks = _dedupe(
-        [validate(text, c, names_given=names_given, parsed_title=parsed_title) for c in candidates]
+        [validate(text, c, names_given=names_given, parsed_title=parsed_norm) for c in candidates]
     )
     described = [c.describe() for c in checks[:5]]
-    passing = [c for c in checks if _passes(c, parsed_title is not None)]
+    passing = _longest_titles([c for c in checks if _passes(c, parsed_title)])
     if passing:
         best = passing[0]
         if len(passing) > 1 and best.score - passing[1].score < TIE_MARGIN:
             return Match(_S.UNRESOLVED, best, "two or more records match equally well: left to "
                          "curators", described)  # fmt: skip
         journal_citation = best.locator and not best.title_found
-        if journal_citation and parsed_title is not None:
-            # "Yang F, et al. J Biol Chem 2005;280:5892": what the parser took as a title is
-            # the journal; the citation has no title of its own.
-            venue = VenueText(parsed_title)
-            journal_citation = any(venue.contains(k) for k in best.candidate.venue_keys)
+        # "Yang F, et al. J Biol Chem 2005;280:5892": a parsed "title" that is the journal.
+        journal_citation = journal_citation and _is_journal(parsed_title, best)
         if best.title_exact or journal_citation:
             status = _S.VERIFIED_EXACT
         else:

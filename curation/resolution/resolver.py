@@ -108,9 +108,12 @@ class ReferenceInput:
         )
 
     def query(self) -> Query:
-        """Return the fields the scorer compares."""
+        """Return the fields the scorer compares (computed once: every step reads them)."""
+        cached = self.__dict__.get("_query")
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
         title = clean_title(self.title) if self.title else None
-        return Query(
+        query = Query(
             title=title,
             title_norm=title_norm(title) if title else "",
             title_key=title_key(title) if title else "",
@@ -118,6 +121,8 @@ class ReferenceInput:
             first_author=self.first_author,
             venue=self.venue,
         )
+        self.__dict__["_query"] = query
+        return query
 
     def describe(self) -> dict[str, Any]:
         """Return the input as evidence."""
@@ -203,14 +208,31 @@ class Lookups:
         for text in lookups.texts:
             if text is not None:
                 text.pairs = set(matching.locator_pairs(text.raw))
+        # A reference whose identifier resolves is decided by it: no searches for it.
+        searching = [item.raw is not None and not lookups.resolves(item) for item in inputs]
         searches = [
             TitleSearch.for_title(item.query().title or "", lookups.frequencies)
-            if item.raw and item.title
+            if wanted and item.title
             else None
-            for item in inputs
+            for item, wanted in zip(inputs, searching, strict=True)
         ]
-        lookups.found = matching.first_candidates(lookups.texts, searches)
+        texts = [t if wanted else None for t, wanted in zip(lookups.texts, searching, strict=True)]
+        lookups.found = matching.first_candidates(texts, searches)
         return lookups
+
+    def resolves(self, item: ReferenceInput) -> bool:
+        """Return whether one of the reference's identifiers names a known record."""
+        if any(a in self.papers for a in item.arxiv_ids):
+            return True
+        if item.pith_arxiv_id and item.pith_arxiv_id in self.papers:
+            return True
+        for doi in item.dois:
+            if doi.startswith(ARXIV_DOI_PREFIX):
+                if doi[len(ARXIV_DOI_PREFIX) :] in self.papers:
+                    return True
+            elif doi in self.works:
+                return True
+        return False
 
     def search_whole_strings(self, wanted: Sequence[int]) -> None:
         """Add candidates by the rarest words of the whole string, for the inputs in wanted."""
@@ -426,7 +448,7 @@ def _by_identifier(
     checks = {"year": scored.year, "author": scored.author}
     if text is not None and item is not None:
         # The whole string, not the parse: "Yang F, Lim GP" names Yang even if parsed as "F".
-        check = validate(text, record, names_given=item.names_given, parsed_title=query.title)
+        check = validate(text, record, names_given=item.names_given, parsed_title=query.title_norm)
         evidence["candidates"] = [check.describe()]
         title_ok = title_ok or check.title_found
         author = "contradicts" if check.author_contradicts and not check.title_found else "agrees"

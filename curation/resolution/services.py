@@ -69,9 +69,11 @@ def _prepare(observation: Observation) -> Prepared:
         title=observation.work_title,
         year=observation.work_year,
         venue=observation.work_venue,
-        doi=observation.work_doi,
+        # What the imported record said, never the link citerec or a curator wrote since
+        # (work_doi / work_pith_arxiv_id): a verdict must not read itself back as evidence.
+        doi=observation.imported_doi,
         arxiv_id=observation.work_arxiv_id,
-        pith_arxiv_id=observation.work_pith_arxiv_id,
+        pith_arxiv_id=observation.imported_pith_arxiv_id,
     )
     return Prepared(observation, item)
 
@@ -282,10 +284,12 @@ def _store_disagreement(observation: Observation, verdict: Verdict, now: datetim
     current_arxiv = None
     if observation.cited_paper_id is not None:
         current_arxiv = Paper.objects.get(pk=observation.cited_paper_id).arxiv_id
+    current_doi = (observation.work_doi or "").lower() or None
     agrees = (
         resolution is not None
         and resolution.status == verdict.status
         and current_arxiv == verdict.arxiv_id
+        and (verdict.resolver_source != ResolverSource.DOI or current_doi == verdict.doi)
     )
     if agrees:
         PinnedDisagreement.objects.filter(observation=observation).delete()

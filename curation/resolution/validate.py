@@ -38,7 +38,9 @@ class RawText:
         self.norm = title_norm(joined)
         self.spaced = f" {self.norm} "
         self.key = title_key(joined) if len(joined) < 255 else self.norm.replace(" ", "")
-        self.words = set(self.norm.split()) | set(title_norm(unidecode(joined)).split())
+        self.words = set(self.norm.split())
+        if not joined.isascii():  # "Tønnesen" is also written "Tonnesen"
+            self.words |= set(title_norm(unidecode(joined)).split())
         self.pairs: set[tuple[str, str]] = set()  # (volume, first page) pairs, set by matching
         self.years = {int(y) for y in _YEAR.findall(raw)}
         self.numbers = {page_key(n) for n in _NUMBER.findall(raw)}
@@ -201,7 +203,10 @@ def _year(text: RawText, candidate: Candidate) -> str:
 def validate(
     text: RawText, candidate: Candidate, *, names_given: bool, parsed_title: str | None = None
 ) -> Validation:
-    """Return how the candidate's fields appear in the reference string."""
+    """Return how the candidate's fields appear in the reference string.
+
+    parsed_title is the parser's title, normalised (curation.resolution.text.title_norm).
+    """
     check = Validation(candidate)
     _title(text, candidate, check)
     _authors(text, candidate, check, names_given)
@@ -214,5 +219,5 @@ def validate(
     check.author_contradicts = _author_contradiction_stands(check)
     if parsed_title and candidate.title_norm:
         # The parse is a tie-breaker: a small bonus when the parsed title is the candidate's.
-        check.parse_bonus = fuzz.ratio(title_norm(parsed_title), candidate.title_norm) / 100.0
+        check.parse_bonus = fuzz.ratio(parsed_title, candidate.title_norm) / 100.0
     return check

@@ -115,6 +115,8 @@ def _observation_values(item: dict[str, Any], citing: Paper, cited: Paper | None
         work_doi=work.get("doi"),
         work_arxiv_id=work.get("arxiv_id"),
         work_pith_arxiv_id=work.get("pith_arxiv_id"),
+        imported_doi=work.get("doi"),
+        imported_pith_arxiv_id=work.get("pith_arxiv_id"),
         work_metadata_source=work.get("metadata_source"),
         work_snapshot_observed_at=_ts(work.get("snapshot_observed_at")),
     )
