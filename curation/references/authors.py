@@ -21,6 +21,13 @@ _ETAL = r"(?:,?\s*et\s*al\.?)?"
 # "Knuth, D. E." / "Clarke, E.M., Grumberg, O., et al." at the start of a reference.
 INVERTED_LIST = re.compile(rf"^{_INV_NAME}(?:{_SEP}{_INV_NAME})*{_ETAL}(?=\s|:|$)")
 _INIT_NAME = rf"(?:[{_U}][a-z]?\.\s*-?\s*)+{_SUR}"
+# Surname then initials, no comma between: Vancouver "Yang F, Lim GP, Vellin J-F" and the
+# astronomy "Abel T., Bryan G. L." shapes.
+_SUR_INITS = rf"{_SUR}\s+(?:[{_U}]{{1,3}}(?:-[{_U}])?(?!\w)|{_INITS})"
+SURNAME_FIRST_LIST = re.compile(
+    rf"^{_SUR_INITS}(?:(?:,\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+){_SUR_INITS})*{_ETAL}(?=\s*[,.:;(]|(?<=\.)\s|\s+(?:1[6-9]|20)\d\d)"
+)
+_TRAILING_INITIALS = re.compile(rf"^[{_U}]{{1,3}}(?:-[{_U}])?$|^(?:[{_U}][a-z]?\.-?)+$")
 # "J. M. Maldacena, S. S. Gubser and A. M. Polyakov et al. (ATLAS Collaboration)," (physics/IEEE).
 INITIALS_FIRST_LIST = re.compile(
     rf"^(?:[{_U}]\w+\s+Collaboration,\s*)?{_INIT_NAME}(?:(?:,\s*(?:and\s+)?|\s+and\s+){_INIT_NAME})*{_ETAL}(?:\s*\([^)]*\))?(?=\s*[,.:]|$)"
@@ -32,6 +39,7 @@ ORG_WORDS = frozenset(
     "corporation company university ai".split()
 )
 _PARTICLE_RE = re.compile(_PARTICLE)
+_GLUED_INITIAL = re.compile(rf"(?<=[{_U}]\.)(?=[{_U}][a-z])")
 DIGIT = re.compile(r"\d")
 _EDITOR_ETAL = re.compile(r"\((?:[Ee]ds?|[Hh]rsg)\.?\)|\bet\s*al\.?|,?\s*and others\b")
 _AND = re.compile(r"\s*(?:&|\band\b|…|\.\.\.)\s*")
@@ -75,16 +83,25 @@ def _name_words_ok(words: list[str]) -> bool:
 
 
 def _direct(piece: str) -> Author | None:
+    if "." in piece:
+        piece = _GLUED_INITIAL.sub(" ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
     words = piece.split()
     if not _name_words_ok(words):
         return None
     lowered = {w.lower().strip(".") for w in words}
     if len(words) > 1 and lowered & ORG_WORDS:
         return Author(piece, piece)
-    start = len(words) - 1
+    end = len(words)
+    # "Yang F", "Bryan G. L.": surname first, initials after it.
+    while end > 1 and _TRAILING_INITIALS.match(words[end - 1]):
+        end -= 1
+    if end == len(words):
+        start = end - 1
+    else:
+        start = 0
     while start > 0 and _PARTICLE_RE.fullmatch(words[start - 1]):
         start -= 1
-    return Author(piece, " ".join(words[start:]))
+    return Author(piece, " ".join(words[start:end]))
 
 
 def parse_author_block(block: str) -> list[Author] | None:
@@ -145,7 +162,7 @@ def take_author_prefix(text: str) -> tuple[list[Author], str] | None:
     m = _COLLABORATION.match(text)
     if m and not INITIALS_FIRST_LIST.match(text):
         return [Author(m[0], m[0])], text[m.end() :].lstrip(" ,")
-    for pattern in (INVERTED_LIST, INITIALS_FIRST_LIST):
+    for pattern in (INVERTED_LIST, INITIALS_FIRST_LIST, SURNAME_FIRST_LIST):
         m = pattern.match(text)
         if m:
             authors = parse_author_block(_TRAILING_PAREN.sub("", m[0]))

@@ -16,6 +16,7 @@ from curation.references.authors import (
     take_author_prefix,
 )
 from curation.references.identifiers import URL_RE, Identifiers, extract_identifiers
+from curation.references.journals import JournalRef, find_journal_ref
 from curation.references.normalize import normalize_reference_text
 from curation.references.quality import is_artefact, is_venue_only, title_problem
 from curation.references.repair import Repair, repair_reference
@@ -60,6 +61,10 @@ _VOLUME_BEFORE = re.compile(r"(?:vol\.?|volume|no\.)\s*$", re.I)
 _SHORT_YEAR = re.compile(r"\b[A-Z][A-Za-z-]+\s*['’](\d{2})\b")
 _YEAR_ONLY = re.compile(r"\(?\d{4}\)?")
 _IN_PREFIX = re.compile(r"^In:?\s+")
+_OPEN_SPACE = re.compile(r"\(\s+")
+_CLOSE_SPACE = re.compile(r"\s+\)")
+_FIRST_PAGE = re.compile(r"[A-Za-z]?\d+")
+_HAS_WORDS = re.compile(r"[^\W\d_]{3,}")
 _VOLUME = re.compile(
     r"\b(?:vol\.?|volume)\s*(\d+)|\b(\d+)\s*\(\d+\)|\b(\d+),\s*[A-Z]?\d+\s*\(", re.I
 )
@@ -143,6 +148,8 @@ class ParsedReference:
     volume: str | None = None
     pages: str | None = None
     url: str | None = None
+    journal: str | None = None  # the journal name of a journal reference, as printed
+    first_page: str | None = None
     identifiers: Identifiers = field(default_factory=Identifiers)
     repairs: list[Repair] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -180,6 +187,8 @@ class ParsedReference:
             "venue": self.venue,
             "volume": self.volume,
             "pages": self.pages,
+            "journal": self.journal,
+            "first_page": self.first_page,
             "url": self.url,
             "identifiers": {
                 "arxiv": [str(a) for a in ids.arxiv],
@@ -361,6 +370,8 @@ def parse_reference(raw: str) -> ParsedReference:
         return ref
     body = _strip_identifiers(text, ref.identifiers)
     body = _LABEL_PREFIX.sub("", body)
+    if "( " in body or " )" in body or ",," in body:
+        body = _respace(body)
     lowered_head = body[:80].lower()
     if (
         "issue" in lowered_head
@@ -378,6 +389,9 @@ def parse_reference(raw: str) -> ParsedReference:
         elif (org := _org_author(segs)) is not None:
             authors, rest = [org], ". ".join(segs[1:])
     title, venue = _title_and_venue(rest)
+    journal_ref = find_journal_ref(rest)
+    if journal_ref is not None:
+        title, venue = _around_journal_ref(rest, title, venue, journal_ref)
     ref.title_problem = title_problem(title)
     if ref.title_problem is None and title:
         ref.title = _clean_title(title) or None
@@ -403,7 +417,35 @@ def parse_reference(raw: str) -> ParsedReference:
     if ref.venue and _YEAR_ONLY.fullmatch(ref.venue):
         ref.venue = None  # "Title. 2023." names no venue: the year is the year
     ref.volume, ref.pages = _venue_fields(venue or rest)
+    if journal_ref is not None:
+        ref.journal, ref.volume = journal_ref.journal, journal_ref.volume
+        ref.first_page = journal_ref.first_page
+        ref.year = ref.year or journal_ref.year
+    elif ref.pages:
+        ref.first_page = _FIRST_PAGE.match(ref.pages)[0]  # type: ignore[index]
     return _finish(ref, text)
+
+
+def _respace(body: str) -> str:
+    """Return the body with PDF spacing damage around brackets undone: "( 2012 )" is "(2012)"."""
+    return _OPEN_SPACE.sub("(", _CLOSE_SPACE.sub(")", body))
+
+
+def _around_journal_ref(
+    rest: str, title: str | None, venue: str | None, jr: JournalRef
+) -> tuple[str | None, str | None]:
+    """Return title and venue once the journal reference is known: the title never runs into it."""
+    before = rest[: jr.start].rstrip(" ,.;:")
+    venue = rest[jr.start :].strip(" .,;") or venue
+    if not _HAS_WORDS.search(before):
+        return None, venue  # "Phys. Rev. D 65, 094516 (2002)": a journal reference, no title
+    if title is None:
+        return title, venue
+    at = rest.find(title)
+    if at >= 0 and at + len(title) > jr.start:
+        cut = rest[at : jr.start].rstrip(" ,.;:")
+        return cut or None, venue
+    return title, venue
 
 
 def _finish(ref: ParsedReference, text: str) -> ParsedReference:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-_ABBREVIATIONS = frozenset(
+ABBREVIATIONS = frozenset(
     """proc vol vols no nos pp p conf int j trans comput commun phys rev lett math sci res ann
     inf syst intell mach adv nat jan feb mar apr jun jul aug sep sept
     oct nov dec al ed eds edn univ dept tech rep symp annu theor nucl astron astrophys gen rel
@@ -38,7 +38,7 @@ def split_sentences(text: str, initials: bool = True) -> list[str]:
                 and (initials or re.match(r"[A-Z]\.", text[m.end() : m.end() + 2]))
             ):
                 continue
-            if word.lower() in _ABBREVIATIONS:
+            if word.lower() in ABBREVIATIONS:
                 continue
             if "." in word or following.islower():
                 continue

@@ -202,3 +202,86 @@ def test_a_trailing_year_is_not_a_venue() -> None:
         None,
         2023,
     )
+
+
+@pytest.mark.parametrize(
+    ("raw", "journal", "volume", "first_page", "year"),
+    [
+        ("S. Aoki et al., Phys. Rev. D 65, 094516 (2002).", "Phys. Rev. D", "65", "094516", 2002),
+        ("G. Hooft, Nucl. Phys. B 393 (1993) 377.", "Nucl. Phys. B", "393", "377", 1993),
+        (
+            "J. Maldacena, Adv. Theor. Math. Phys. 2, 231 (1998).",
+            "Adv. Theor. Math. Phys.",
+            "2",
+            "231",
+            1998,
+        ),
+        (
+            "R.Gupta, Phys .Rev .D85 ,054512 ( 2012),1110 .6448",
+            "Phys. Rev. D",
+            "85",
+            "054512",
+            2012,
+        ),
+        ("Abel T., Bryan G. L., Norman M. L., 2000, ApJ, 540, 39", "ApJ", "540", "39", 2000),
+        (
+            "Dean J. MapReduce. Commun. ACM 51, 1 (Jan. 2008), 107–113.",
+            "Commun. ACM",
+            "51",
+            "107",
+            2008,
+        ),
+    ],
+)
+def test_journal_references_give_journal_volume_and_first_page(
+    raw: str, journal: str, volume: str, first_page: str, year: int
+) -> None:
+    ref = parse_reference(raw)
+    assert (ref.journal, ref.volume, ref.first_page, ref.year) == (
+        journal,
+        volume,
+        first_page,
+        year,
+    )
+
+
+def test_a_journal_reference_alone_is_no_title() -> None:
+    ref = parse_reference("M. Yamashita, T. Frederico, L. Tomio, Phys. Lett. B 670 (2008) 49.")
+    assert ref.title is None and not ref.title_usable
+    assert ref.first_author_surname == "Yamashita"
+
+
+def test_the_title_stops_where_the_journal_reference_starts() -> None:
+    ref = parse_reference(
+        "J. Kogut, L. Susskind, Hamiltonian formulation of wilson's lattice gauge theories, "
+        "Phys. Rev. D 11 (1975) 395-408."
+    )
+    assert ref.title == "Hamiltonian formulation of wilson's lattice gauge theories"
+    assert (ref.journal, ref.volume, ref.first_page) == ("Phys. Rev. D", "11", "395")
+
+
+@pytest.mark.parametrize(
+    ("raw", "surname", "title"),
+    [
+        (
+            "Yang F, Lim GP, Begum AN, et al. Curcumin inhibits formation of amyloid beta "
+            "oligomers and fibrils. J Biol Chem. 2005;280(7):5892-5901.",
+            "Yang",
+            "Curcumin inhibits formation of amyloid beta oligomers and fibrils",
+        ),
+        (
+            "He K, Zhang X, Ren S, Sun J. Deep residual learning for image recognition. "
+            "In: CVPR; 2016. p. 770-8.",
+            "He",
+            "Deep residual learning for image recognition",
+        ),
+        (
+            "Ng AY, Jordan MI. On discriminative vs. generative classifiers. NIPS. 2002;14:841.",
+            "Ng",
+            "On discriminative vs. generative classifiers",
+        ),
+    ],
+)
+def test_vancouver_author_lists(raw: str, surname: str, title: str) -> None:
+    ref = parse_reference(raw)
+    assert (ref.first_author_surname, ref.title) == (surname, title)

@@ -1,0 +1,102 @@
+"""Find the journal reference in a citation: journal name, volume, first page and year.
+
+The shapes are those of real reference lists (GROBID citation corpus):
+- physics/INSPIRE "Phys. Rev. D 65, 094516 (2002)", "Phys.Rev.D85, 054512 (2012)";
+- Elsevier "Nucl. Phys. B 393 (1993) 377";
+- biomedicine "J. Biochem. 133:651-657", Vancouver "Auris Nasus Larynx. 2007; 34(4): 565-567";
+- astronomy "2000, ApJ, 540, 39".
+The name is abbreviated or not; the result keeps it as printed (normalising abbreviations is the
+matcher's business).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from curation.references.sentences import ABBREVIATIONS
+
+# One word of a journal name: "Phys.", "Rev", "ApJ", "A&A", "JHEP", a series letter "D".
+_WORD = r"(?:[A-Z][A-Za-z&'’\-]*\.?|&)"
+_LINK = r"(?:of|and|for|in|on|der|de|la|the|di|für|et)"
+_NAME = rf"(?P<name>{_WORD}(?:(?:\s+|(?<=\.))(?:{_WORD}|{_LINK}(?=\s))){{0,9}})"
+# A journal name starts a field: at the start, or after punctuation (never mid-phrase).
+_LEAD = r"(?:^|(?<=[,.;:\])]\s)|(?<=[,.;:\])]))"
+_VOL = r"(?P<vol>\d{1,5})"
+_PAGE = r"(?P<page>[A-Z]?\d{1,7})(?!\d|\.\d)"
+_YEAR = r"(?P<year>(?:1[6-9]|20)\d\d)"
+_PATTERNS = [
+    re.compile(_LEAD + p)
+    for p in (
+        # Commun. ACM 51, 1 (Jan. 2008), 107–113: volume, issue, date, pages
+        rf"{_NAME}\s*{_VOL}\s*,\s*\d+\s*,?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
+        # Phys. Rev. D 65, 094516 (2002) / Adv. Theor. Math. Phys. 2, 231 (1998)
+        rf"{_NAME}\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
+        # Nucl. Phys. B 393 (1993) 377
+        rf"{_NAME}\s*{_VOL}\s*,?\s*\(\s*{_YEAR}\s*\)\s*,?\s*{_PAGE}",
+        # Auris Nasus Larynx. 2007; 34(4): 565-567 / Sci Rep. 2019 Jan 3;9:15054
+        rf"{_NAME}\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+        # J. Biochem. 133:651-657 / Science 329(5998):1521
+        rf"{_NAME}\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+        # ApJ, 540, 39 / MNRAS 221, 53 / Nature 440, 315
+        rf"{_NAME},?\s+{_VOL}\s*,\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
+    )
+]
+_GLUED_DOT = re.compile(r"\.(?=[A-Za-z])")
+_DOTTED = re.compile(r"([A-Za-z]+)\.\s*(?=\S)")
+_NOT_JOURNAL = frozenset(
+    "in vol vol. volume no no. pp pp. p. page pages and & the of a an chapter section part "
+    "table fig fig. figure eq eq. ed. eds. edition issue".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JournalRef:
+    """A journal name with volume, first page and year, and where it sits in the text."""
+
+    journal: str
+    volume: str
+    first_page: str
+    year: int | None
+    start: int
+    end: int
+
+
+def find_journal_ref(text: str) -> JournalRef | None:
+    """Return the first journal reference in the text, or None."""
+    if not any(c.isdigit() for c in text):
+        return None
+    best: JournalRef | None = None
+    best_at = len(text)
+    # Earliest match wins; on a tie the earlier (more specific) pattern does.
+    for pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            if m.start() >= best_at:
+                break
+            found = _accept(m)
+            if found:
+                best, best_at = found, m.start()
+                break
+    return best
+
+
+def _accept(m: re.Match[str]) -> JournalRef | None:
+    name, start = m["name"], m.start("name")
+    # "…Large Clusters. Commun. ACM 51": a full word before a stop ends a sentence, so the
+    # name starts after it; abbreviations ("Phys.", "Commun.", "J.") continue the name.
+    for w in _DOTTED.finditer(name, 0, len(name) - 1):
+        word = w[1]
+        if not (word.lower() in ABBREVIATIONS or len(word) <= 4 or word.isupper()):
+            start = m.start("name") + w.end()
+    name = m.string[start : m.end("name")].strip(" ,")
+    words = name.split()
+    last = words[-1].rstrip(".").lower() if words else ""
+    if name.endswith(".") and not (last in ABBREVIATIONS or len(last) <= 4):
+        name = name[:-1]  # "Auris Nasus Larynx. 2007;": the stop ends the field
+    name = _GLUED_DOT.sub(". ", name)  # "Phys.Rev.D" is "Phys. Rev. D"
+    if not words or name.lower().rstrip(".") in _NOT_JOURNAL or last in ("in", "vol"):
+        return None
+    if len(words) == 1 and len(name) < 3:  # "A 12, 34" is a series letter, not a journal
+        return None
+    year = int(m["year"]) if m.groupdict().get("year") else None
+    return JournalRef(name, m["vol"], m["page"], year, start, m.end())
