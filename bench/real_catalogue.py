@@ -227,20 +227,24 @@ def physics_snapshot(
     groups: dict[tuple[str, str, str], list[JournalCitation]] = defaultdict(list)
     for c in citations:
         groups[(venue_key(c.journal), c.volume, page_key(c.page))].append(c)
-    for number, group in enumerate(groups.values()):
+    for number, ((key, volume, _), group) in enumerate(groups.items()):
         c = group[0]
         rng = random.Random(c.key)
         year = c.year or 2000
         base = f"{(year % 100):02d}{rng.randint(1, 12):02d}"
-        negative_page = str(int(re.sub(r"\D", "", c.page)) + rng.randint(1, 90))
+        page_number = int(re.sub(r"\D", "", c.page))
+        negative_page = str(page_number + rng.randint(1, 90))
+        while (key, volume, negative_page) in groups:  # a look-alike, never another cited work
+            negative_page = str(int(negative_page) + 1)
         keys = tuple(g.key for g in group)
+        authors = ", ".join(dict.fromkeys(g.authors for g in group if g.authors))
         for n, (page, named) in enumerate([(c.page, keys), (negative_page, ())]):
             arxiv_id = f"{base}.{(number * 2 + n) % 100000:05d}"
             yield (
                 {
                     "id": arxiv_id,
                     "title": f"Physics result number {number} variant {n}",
-                    "authors": c.authors or "A. Author",
+                    "authors": authors or "A. Author",
                     "journal-ref": _journal_ref(c, page, number + n),
                     "versions": [{"created": f"Mon, 2 Apr {year} 10:00:00 GMT"}],
                     "update_date": f"{year}-04-02",
