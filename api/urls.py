@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from .errors import not_found
 from .views.curation import ObservationLink, ObservationState
 from .views.history import HistoryList
-from .views.notices import NoticeEventList
+from .views.notices import NoticeEventList, NoticeEventReview
 from .views.observations import DeletedObservationList, ObservationDetail, ObservationList
 from .views.papers import PaperDetail, PaperList
 from .views.records import RecordChangesView, RecordView
@@ -33,6 +33,9 @@ urlpatterns = [
     path("v1/cited-works", CitedWorkList.as_view(), name="citedwork-list"),
     path("v1/cited-works/<int:pk>", CitedWorkDetail.as_view(), name="citedwork-detail"),
     path("v1/notice-events", NoticeEventList.as_view(), name="noticeevent-list"),
+    path(
+        "v1/notice-events/<int:pk>/review", NoticeEventReview.as_view(), name="noticeevent-review"
+    ),
     re_path(
         r"^v1/history/(?P<kind>[a-z\-]+)/(?P<key>[^?#]{1,80})$",
         HistoryList.as_view(),

@@ -30,6 +30,15 @@ _REFERENCE_VIEWS = (
     ("curation", "view_citedwork"),
     ("curation", "view_paper"),
 )
+# What the notices migration granted "Notice reviewers"; granted here too, so a group rebuilt
+# after a flush (post_migrate, no migration data) can still decide reviews.
+_REVIEWER_CHANGES = (
+    ("notices", "view_noticereview"),
+    ("notices", "change_noticereview"),
+    ("notices", "view_noticeevent"),
+    ("notices", "view_sourcereceipt"),
+    ("notices", "view_retractionwatchrecord"),
+)
 
 
 def _view_permissions(app_labels: tuple[str, ...]) -> Any:
@@ -73,4 +82,4 @@ def ensure_groups(**kwargs: Any) -> None:
     read_only, _ = Group.objects.get_or_create(name=READ_ONLY_STAFF)
     read_only.permissions.add(*_view_permissions(_VIEWED_APPS))
     reviewers, _ = Group.objects.get_or_create(name=NOTICE_REVIEWERS)
-    reviewers.permissions.add(*_named(_REFERENCE_VIEWS))
+    reviewers.permissions.add(*_named(_REFERENCE_VIEWS), *_named(_REVIEWER_CHANGES))

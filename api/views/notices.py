@@ -1,4 +1,6 @@
-"""Notice events: what named sources report about cited works, with their review state."""
+"""Notice events: what named sources report about cited works, with their review state, and
+the staff review of one event (Notice reviewers only), made on the review revision its author saw.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +8,31 @@ from typing import Any
 
 import django_filters as filters
 from django.db.models import Q, QuerySet
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from curation.notices.models import (
     EVENT_TYPE_CHOICES,
     NoticeEvent,
+    NoticeReview,
     NoticeSource,
     ReviewStatus,
 )
+from curation.notices.reviews import DECISIONS, MissingNote, StaleReview, review_decide
+from curation.permissions import NOTICE_REVIEWERS
 
+from ..caching import PRIVATE
+from ..errors import NO_STORE, error_body
 from ..representations import timestamp
-from ..schema import ERRORS
+from ..schema import AUTH_ERRORS, ERROR_BODY, ERRORS
 from .base import ListView
+from .curation import IF_MATCH, RevisionRequired, api_actor, expected_revision
 
 
 class NoticeEventFilter(filters.FilterSet):
@@ -76,6 +88,7 @@ def notice_event_json(event: NoticeEvent) -> dict[str, Any]:
         "dismissed": event.dismissed,
         "review_state": review.status if review is not None else ReviewStatus.NEW.value,
         "reviewed_at": timestamp(review.decided_at) if review is not None else None,
+        "review_revision": review.revision if review is not None else None,
     }
 
 
@@ -106,6 +119,10 @@ class NoticeEventSerializer(serializers.Serializer[NoticeEvent]):
     dismissed = serializers.BooleanField()
     review_state = serializers.ChoiceField(choices=ReviewStatus.choices)
     reviewed_at = serializers.DateTimeField(allow_null=True)
+    review_revision = serializers.IntegerField(
+        allow_null=True,
+        help_text="Send it back as `revision` (or If-Match) to decide the review; null: not queued",
+    )
 
     def to_representation(self, instance: NoticeEvent) -> dict[str, Any]:
         """Return the fast representation."""
@@ -130,3 +147,116 @@ class NoticeEventList(ListView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Answer a page of events."""
         return super().get(request, *args, **kwargs)
+
+
+class ReviewInput(serializers.Serializer[Any]):
+    """A review decision: confirm, or dismiss as a false match; either way with a note."""
+
+    decision = serializers.ChoiceField(choices=[d.value for d in DECISIONS])
+    note = serializers.CharField(max_length=4000, help_text="Why (kept in the history).")
+    revision = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text=(
+            "The review revision you saw (the event's `review_revision`); required unless sent "
+            'as If-Match: "<revision>". A newer stored revision gives 409 instead of overwriting.'
+        ),
+    )
+
+
+class StaleReviewDetailSerializer(serializers.Serializer[Any]):
+    """Why a review decision was refused: who decided meanwhile, when, why, and what stands."""
+
+    message = serializers.CharField()
+    review_id = serializers.IntegerField()
+    expected_revision = serializers.IntegerField(help_text="The revision you sent.")
+    current_revision = serializers.IntegerField(help_text="The revision now stored.")
+    current_decision = serializers.CharField(help_text="new, confirmed or dismissed")
+    current_note = serializers.CharField(allow_blank=True)
+    decided_by = serializers.CharField(allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+    changed_by = serializers.CharField(allow_null=True, help_text="Who made the newer change.")
+    changed_at = serializers.DateTimeField(allow_null=True)
+    change_source = serializers.CharField(
+        allow_null=True, help_text="Where from: admin, api, task, import, command."
+    )
+    reason = serializers.CharField(allow_null=True, help_text="Why, as its author gave it.")
+
+
+class _StaleReviewErrorSerializer(serializers.Serializer[Any]):
+    status = serializers.IntegerField()
+    code = serializers.ChoiceField(choices=["stale_revision"])
+    detail = StaleReviewDetailSerializer()
+
+
+class StaleReviewResponseSerializer(serializers.Serializer[Any]):
+    """The 409 body of a review decision made on a revision that is no longer current."""
+
+    error = _StaleReviewErrorSerializer()
+
+
+class IsNoticeReviewer(BasePermission):
+    """Allow staff who may decide notice reviews (the Notice reviewers group)."""
+
+    message = f"notice reviews are decided by members of the {NOTICE_REVIEWERS!r} group"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        """Return whether the user may change notice reviews."""
+        user = request.user
+        return bool(user and user.is_authenticated and user.has_perm("notices.change_noticereview"))
+
+
+def _revision_seen(request: Request, data: dict[str, Any]) -> int:
+    try:
+        return expected_revision(request, data)
+    except RevisionRequired as exc:
+        raise RevisionRequired(
+            'Say which review revision you decided on: "revision" in the body or an '
+            'If-Match: "<revision>" header (the event\'s `review_revision`).'
+        ) from exc
+
+
+class NoticeEventReview(APIView):
+    """Decide the staff review of one notice event (Notice reviewers only)."""
+
+    permission_classes = [IsNoticeReviewer]
+
+    @extend_schema(
+        summary="Confirm or dismiss a notice event (Notice reviewers)",
+        request=ReviewInput,
+        parameters=[IF_MATCH],
+        responses={
+            200: NoticeEventSerializer,
+            409: OpenApiResponse(
+                StaleReviewResponseSerializer,
+                description="Stale revision: someone decided the review since you saw it",
+            ),
+            428: OpenApiResponse(
+                ERROR_BODY, description="Neither `revision` nor If-Match says what you saw"
+            ),
+            **AUTH_ERRORS,
+            **ERRORS,
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        """Decide, audit, and answer the event as it now stands."""
+        review = get_object_or_404(NoticeReview, event_id=pk)
+        form = ReviewInput(data=request.data)
+        form.is_valid(raise_exception=True)
+        revision = _revision_seen(request, form.validated_data)
+        try:
+            review_decide(
+                review_id=review.pk,
+                decision=form.validated_data["decision"],
+                note=form.validated_data["note"],
+                expected_revision=revision,
+                actor=api_actor(request),
+            )
+        except StaleReview as exc:
+            # Built here, not raised: DRF would turn the integers of the detail into strings.
+            body = error_body(status.HTTP_409_CONFLICT, "stale_revision", exc.detail())
+            return Response(body, status=409, headers={"Cache-Control": NO_STORE})
+        except MissingNote as exc:
+            raise ValidationError({"note": str(exc)}) from exc
+        event = NoticeEvent.objects.select_related("work", "review").get(pk=pk)
+        return Response(notice_event_json(event), headers={"Cache-Control": PRIVATE})
