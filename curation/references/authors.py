@@ -23,7 +23,8 @@ INVERTED_LIST = re.compile(rf"^{_INV_NAME}(?:{_SEP}{_INV_NAME})*{_ETAL}(?=\s|:|$
 _INIT_NAME = rf"(?:[{_U}][a-z]?\.\s*-?\s*)+{_SUR}"
 # Surname then initials, no comma between: Vancouver "Yang F, Lim GP, Vellin J-F" and the
 # astronomy "Abel T., Bryan G. L." shapes.
-_SUR_INITS = rf"{_SUR}\s+(?:[{_U}]{{1,3}}(?:-[{_U}])?(?!\w)|{_INITS})"
+# Dotted initials first: "Adriani O. et al." must keep its stop, "Biró T S" has spaced ones.
+_SUR_INITS = rf"{_SUR}\s+(?:{_INITS}|[{_U}]{{1,3}}(?:-[{_U}])?(?:\s[{_U}](?![\w.]))*(?!\w))"
 SURNAME_FIRST_LIST = re.compile(
     rf"^{_SUR_INITS}(?:(?:,\s*(?:and\s+|&\s*)?|\s+(?:and|&)\s+){_SUR_INITS})*{_ETAL}(?=\s*[,.:;(]|(?<=\.)\s|\s+(?:1[6-9]|20)\d\d)"
 )
@@ -77,7 +78,8 @@ def _name_words_ok(words: list[str]) -> bool:
             return False
         if w.endswith(".") and len(w) > 4 and "." not in w[:-1]:
             return False  # "Transformer." ends a sentence; initials and "Jr." are short
-        if not (w[:1].isupper() or _PARTICLE_RE.fullmatch(w) or w[:2] in ("'t", "’t")):
+        caseless = w[:1].isalpha() and not w[:1].islower() and not w[:1].isupper()
+        if not (w[:1].isupper() or caseless or _PARTICLE_RE.fullmatch(w) or w[:2] in ("'t", "’t")):
             return False
     return True
 
@@ -154,14 +156,27 @@ def looks_like_name_list(block: str) -> bool:
     return False
 
 
-_COLLABORATION = re.compile(rf"^(?:The\s+)?[{_U}][\w-]*\s+Collaboration\b(?=\s*,)")
+# "ATLAS Collaboration,", "[LIGO Scientific Collaboration]", "Virgo and LIGO Scientific
+# collaborations,": an organisation author, possibly followed by the names that signed.
+_COLLABORATION = re.compile(
+    rf"^\[?(?:The\s+)?[{_U}][\w-]*(?:\s+(?:and\s+)?[{_U}][\w-]*){{0,4}}\s+[Cc]ollaborations?\b\]?"
+    r"(?:\s*\([^)]{0,40}\))?(?=\s*[,.:;]|\s+[A-Z])"
+)
 
 
 def take_author_prefix(text: str) -> tuple[list[Author], str] | None:
     """Return the leading author list and the rest, for inverted or initials-first lists."""
-    m = _COLLABORATION.match(text)
+    m = _COLLABORATION.match(text) if "ollaboration" in text[:80] else None
     if m and not INITIALS_FIRST_LIST.match(text):
-        return [Author(m[0], m[0])], text[m.end() :].lstrip(" ,")
+        name = m[0].strip("[] ")
+        rest = text[m.end() :].lstrip(" ,.:;")
+        # "ATLAS collaboration, G. Aad et al., Title": the signatories belong to the author list.
+        signed = next(
+            (p.match(rest) for p in (INITIALS_FIRST_LIST, INVERTED_LIST) if p.match(rest)), None
+        )
+        if signed and (names := parse_author_block(_TRAILING_PAREN.sub("", signed[0]))):
+            return [Author(name, name), *names], rest[signed.end() :].lstrip(" ,.:;")
+        return [Author(name, name)], rest
     for pattern in (INVERTED_LIST, INITIALS_FIRST_LIST, SURNAME_FIRST_LIST):
         m = pattern.match(text)
         if m:

@@ -31,9 +31,11 @@ _PATTERNS = [
         # Commun. ACM 51, 1 (Jan. 2008), 107–113: volume, issue, date, pages
         rf"{_NAME}\s*{_VOL}\s*,\s*\d+\s*,?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
         # Phys. Rev. D 65, 094516 (2002) / Adv. Theor. Math. Phys. 2, 231 (1998)
-        rf"{_NAME}\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
-        # Nucl. Phys. B 393 (1993) 377
-        rf"{_NAME}\s*{_VOL}\s*,?\s*\(\s*{_YEAR}\s*\)\s*,?\s*{_PAGE}",
+        rf"{_NAME},?\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
+        # Nucl. Phys. B 393 (1993) 377 / Trans. Amer. Math. Soc. 360 (2008), no. 6, 2849-2866
+        rf"{_NAME},?\s*{_VOL}\s*,?\s*\(\s*{_YEAR}\s*\)\s*,?\s*(?:no\.\s*\d+\s*,\s*)?{_PAGE}",
+        # Nucl. Phys., 1993, A561: 477 (Chinese physics journals)
+        rf"{_NAME},\s*{_YEAR}\s*,\s*[A-Z]?{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
         # Auris Nasus Larynx. 2007; 34(4): 565-567 / Sci Rep. 2019 Jan 3;9:15054
         rf"{_NAME}\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
         # J. Biochem. 133:651-657 / Science 329(5998):1521

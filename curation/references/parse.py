@@ -64,6 +64,10 @@ _IN_PREFIX = re.compile(r"^In:?\s+")
 _OPEN_SPACE = re.compile(r"\(\s+")
 _CLOSE_SPACE = re.compile(r"\s+\)")
 _FIRST_PAGE = re.compile(r"[A-Za-z]?\d+")
+_TITLE_OR_VENUE = re.compile(r"\b[a-z]{4,}|\d|[^\W\d_A-Za-z\u00c0-\u024f]")
+_NAME_WORD = re.compile(r"\S*[^\W\d_]{2}")
+_INITIAL_DOT = re.compile(r"\b[A-Z]\.")
+_LEADING_YEAR = re.compile(r"^\(?((?:1[6-9]|20)\d\d)[a-z]?\)?(?:[.,:]\s*|\s+(?=[A-Z\"“]))")
 _HAS_WORDS = re.compile(r"[^\W\d_]{3,}")
 _VOLUME = re.compile(
     r"\b(?:vol\.?|volume)\s*(\d+)|\b(\d+)\s*\(\d+\)|\b(\d+),\s*[A-Z]?\d+\s*\(", re.I
@@ -284,6 +288,27 @@ def _take_authors(body: str) -> tuple[list[Author], str, bool]:
     return [], body, False
 
 
+def _comma_authors(body: str) -> tuple[list[Author], str] | None:
+    """Return "Feng Luo and Stephan Tillmann, Angle structures…": names, then a comma field."""
+    head = body[:200]
+    if ", " not in head:
+        return None
+    fields = head.split(", ")
+    for n in range(min(len(fields) - 1, 8), 0, -1):
+        block = ", ".join(fields[:n])
+        if "." in block.replace(". ", "").rstrip(".") and not _INITIAL_DOT.search(block):
+            continue  # a stop that is not an initial's ends a sentence: not a name list
+        rest = body[len(block) :].lstrip(" ,")
+        # The names must be followed by something that is not more names (a fragment).
+        if not _TITLE_OR_VENUE.search(rest) or looks_like_name_list(rest.rstrip(" .")):
+            return None
+        if _NAME_WORD.match(fields[0]) and looks_like_name_list(block):
+            authors = parse_author_block(block)
+            if authors:
+                return authors, rest
+    return None
+
+
 def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
     quoted = _QUOTED.match(rest)
     if quoted:
@@ -388,6 +413,10 @@ def parse_reference(raw: str) -> ParsedReference:
             rest = ". ".join(segs[1:])
         elif (org := _org_author(segs)) is not None:
             authors, rest = [org], ". ".join(segs[1:])
+        elif comma := _comma_authors(body):
+            authors, rest = comma
+    if authors and rest[:1] in "(12":
+        rest = _LEADING_YEAR.sub("", rest)  # "Cella G, … Takamori A 2005 Monolithic …"
     title, venue = _title_and_venue(rest)
     journal_ref = find_journal_ref(rest)
     if journal_ref is not None:

@@ -285,3 +285,39 @@ def test_the_title_stops_where_the_journal_reference_starts() -> None:
 def test_vancouver_author_lists(raw: str, surname: str, title: str) -> None:
     ref = parse_reference(raw)
     assert (ref.first_author_surname, ref.title) == (surname, title)
+
+
+@pytest.mark.parametrize(
+    ("raw", "surname", "title"),
+    [
+        (
+            "Feng Luo and Stephan Tillmann, Angle structures and normal surfaces, "
+            "Trans. Amer. Math. Soc. 360 (2008), no. 6, 2849-2866.",
+            "Luo",
+            "Angle structures and normal surfaces",
+        ),
+        (
+            "Cella G, Sannibale V, DeSalvo R, Marka S and Takamori A 2005 Monolithic geometric "
+            "anti-spring blades. Nucl. Instrum. Methods Phys. Res. A 540 502-19",
+            "Cella",
+            "Monolithic geometric anti-spring blades",
+        ),
+        ("Adriani O. et al., Phys. Lett. B, 750 (2015) 360.", "Adriani", None),
+        ("Biró T S, Müller B. Nucl. Phys., 1993, A561: 477", "Biró", None),
+        (
+            "ATLAS collaboration, G. Aad et al., Measurement of the jet fragmentation function, "
+            "Phys. Lett. B 739 (2014) 320.",
+            "ATLAS collaboration",
+            "Measurement of the jet fragmentation function",
+        ),
+        (
+            "[LIGO Scientific Collaboration] Observation of gravitational waves from a binary "
+            "black hole merger. Phys. Rev. Lett. 116, 061102 (2016).",
+            "LIGO Scientific Collaboration",
+            "Observation of gravitational waves from a binary black hole merger",
+        ),
+    ],
+)
+def test_physics_and_harvard_author_lists(raw: str, surname: str, title: str | None) -> None:
+    ref = parse_reference(raw)
+    assert (ref.first_author_surname, ref.title) == (surname, title)
