@@ -7,6 +7,8 @@ from typing import Any
 
 from django.test import Client
 
+from curation.models import Observation
+
 from .helpers import decide, fresh, last_context, page_url
 
 
@@ -150,3 +152,27 @@ def test_a_stale_bulk_merge_or_rerun_reports_who_changed_what(resolved: Any, ali
         "seen": [f"{other.pk}:{shown[other.pk]}"], "reason": "rerun",
     }, follow=True).content.decode()
     assert "Skipped 1" in rerun and "Alice: pinned it" in rerun
+
+
+def test_the_pages_same_text_fix_writes_only_the_targets_shown_at_their_revisions(
+    resolved: Any, alice: Client, bob: Client, sample: None
+) -> None:
+    from curation.services import reference_list_import
+
+    from .conftest import IMPORTER, Listed
+
+    reference_list_import(arxiv_id="2412.14374", references=[Listed(1, "1", "write newline")], actor=IMPORTER, reason="list")
+    source = resolved[3]
+    decide(alice, source, "set_state", status="parse_uncertain", reason="artefact")
+    page = alice.get(page_url(source)).content.decode()
+    targets = re.search(r'name="targets" value="([^"]*)"', page)
+    assert targets is not None and len(targets.group(1).split()) == 1
+    other = Observation.objects.get(paper__arxiv_id="2412.14374", raw_text="write newline")
+    decide(bob, other, "retire", reason="Bob: junk in this paper")
+
+    assert decide(alice, source, "apply_same_text", targets=targets.group(1), reason="same text").status_code == 302
+
+    body = alice.get(page_url(source)).content.decode()
+    assert "Applied this decision to 0 other observations" in body
+    assert "Skipped 1" in body and "retired by user:bob" in body and "Bob: junk in this paper" in body
+    assert not hasattr(fresh(other), "resolution")  # Alice's decision was not copied onto it
