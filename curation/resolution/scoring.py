@@ -68,15 +68,19 @@ def title_similarity(query: Query, candidate: Candidate) -> float:
     return float(max(spaced, glued))
 
 
-def _numbers_agree(a: str, b: str) -> bool:
-    # "Llama 2" and "Llama 3", "GPT-3" and "GPT-4" are different works however alike the text.
+def numbers_agree(a: str, b: str) -> bool:
+    """Return whether two titles hold the same numbers.
+
+    "Llama 2" and "Llama 3", "GPT-3" and "GPT-4" are different works however alike the text.
+    """
     return set(_NUMBER.findall(a)) == set(_NUMBER.findall(b))
 
 
-def _words_agree(a: str, b: str) -> bool:
-    """Return whether every longer word of each title has a close counterpart in the other."""
+def words_agree(a: str, b: str, both_ways: bool = True) -> bool:
+    """Return whether every longer word of b (and of a, both ways) has a close counterpart."""
     left, right = a.split(), b.split()
-    for words, others in ((left, right), (right, left)):
+    pairs = ((left, right), (right, left)) if both_ways else ((right, left),)
+    for words, others in pairs:
         for word in words:
             if len(word) < 4 or word in others:
                 continue
@@ -89,9 +93,9 @@ def titles_match(query: Query, candidate: Candidate, similarity: float) -> bool:
     """Return whether the reference's title names this candidate (the fuzzy rule)."""
     if query.title_key == candidate.title_key:
         return True
-    if not _numbers_agree(query.title_norm, candidate.title_norm):
+    if not numbers_agree(query.title_norm, candidate.title_norm):
         return False
-    if similarity >= FUZZY_THRESHOLD and _words_agree(query.title_norm, candidate.title_norm):
+    if similarity >= FUZZY_THRESHOLD and words_agree(query.title_norm, candidate.title_norm):
         return True
     # Words glued by PDF extraction: equal once spaces are ignored, checked by the key ratio.
     return fuzz.ratio(query.title_key, candidate.title_key) >= 96
@@ -101,7 +105,7 @@ def title_agrees_with_identifier(query: Query, candidate: Candidate) -> bool:
     """Return whether a title is compatible with the record its identifier resolves to."""
     similarity = title_similarity(query, candidate)
     if similarity >= ID_TITLE_THRESHOLD or query.title_key == candidate.title_key:
-        return _numbers_agree(query.title_norm, candidate.title_norm) or similarity >= 97
+        return numbers_agree(query.title_norm, candidate.title_norm) or similarity >= 97
     # A title that is the record's title plus a tail, or its main part before the subtitle.
     shorter = min(len(query.title_key), len(candidate.title_key))
     longer = max(len(query.title_key), len(candidate.title_key)) or 1

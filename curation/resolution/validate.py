@@ -16,13 +16,13 @@ from rapidfuzz import fuzz
 from unidecode import unidecode
 
 from curation.resolution.catalogue import Candidate
+from curation.resolution.scoring import numbers_agree, words_agree
 from curation.resolution.text import fold_name, title_key, title_norm
 from curation.resolution.venues import VenueText, page_key
 
 TITLE_FOUND = 90.0  # aligned similarity (0-100) above which the candidate's title is in the string
 _YEAR = re.compile(r"(?<![\d.])((?:1[89]|20)\d\d)(?![\d])")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)")
-_DIGITS = re.compile(r"\d+")
 # "opti-\nmization": a word broken at a line end (a capital after the hyphen is a real hyphen).
 _BROKEN = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
 _NAME_SPLIT = re.compile(r"[\s,;.]+")
@@ -121,22 +121,6 @@ class Validation:
         }
 
 
-def _numbers_agree(segment: str, title: str) -> bool:
-    # "Llama 2" and "Llama 3" are different works however alike the text.
-    return set(_DIGITS.findall(segment)) == set(_DIGITS.findall(title))
-
-
-def _words_agree(segment: str, title: str) -> bool:
-    """Return whether every longer word of the title has a close counterpart in the segment."""
-    others = segment.split()
-    for word in title.split():
-        if len(word) < 4 or word in others:
-            continue
-        if not any(fuzz.ratio(word, other) >= 80 for other in others):
-            return False
-    return True
-
-
 def _title(text: RawText, candidate: Candidate, check: Validation) -> None:
     """Find the candidate's title in the string: exactly, or aligned above TITLE_FOUND."""
     norm, key = candidate.title_norm, candidate.title_key
@@ -163,7 +147,7 @@ def _title(text: RawText, candidate: Candidate, check: Validation) -> None:
         return
     if alignment is not None and alignment.score >= TITLE_FOUND - 8:
         segment = text.norm[alignment.dest_start : alignment.dest_end]
-        if not (_numbers_agree(segment, norm) and _words_agree(segment, norm)):
+        if not (numbers_agree(segment, norm) and words_agree(segment, norm, both_ways=False)):
             if glued < 97:
                 return
         check.title_span = (alignment.dest_start, alignment.dest_end)
