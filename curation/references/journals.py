@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from curation.references.sentences import ABBREVIATIONS
+from curation.references.words import is_word
 
 # One word of a journal name: "Phys.", "Rev", "ApJ", "A&A", "JHEP", a series letter "D".
 _WORD = r"(?:[A-Z][A-Za-z&'’\-]*\.?|&)"
@@ -25,11 +26,18 @@ _LEAD = r"(?:^|(?<=[,.;:\])]\s)|(?<=[,.;:\])]))"
 _VOL = r"(?P<vol>\d{1,5})"
 _PAGE = r"(?P<page>[A-Z]?\d{1,7})(?!\d|\.\d)"
 _YEAR = r"(?P<year>(?:1[6-9]|20)\d\d)"
+# After a title with no punctuation before the journal ("…theories Nucl. Phys. B 514 523"), a
+# name may start at a space when its first word is an abbreviation.
+_SPACE_LEAD = (
+    r"(?:(?<=\s)(?=(?:"
+    + "|".join(sorted(w.capitalize() for w in ABBREVIATIONS if len(w) > 2))
+    + r")\.\s*[A-Z]))"
+)
 _PATTERNS = [
-    re.compile(_LEAD + p)
+    re.compile(f"(?:{_LEAD}|{_SPACE_LEAD})" + p)
     for p in (
         # Commun. ACM 51, 1 (Jan. 2008), 107–113: volume, issue, date, pages
-        rf"{_NAME}\s*{_VOL}\s*,\s*\d+\s*,?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
+        rf"{_NAME}\s*{_VOL}\s*,\s*\d+\s*,?\s*(?:Article\s+\d+\s*)?\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
         # Phys. Rev. D 65, 094516 (2002) / Adv. Theor. Math. Phys. 2, 231 (1998)
         rf"{_NAME},?\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
         # Nucl. Phys. B 393 (1993) 377 / Trans. Amer. Math. Soc. 360 (2008), no. 6, 2849-2866
@@ -40,6 +48,8 @@ _PATTERNS = [
         rf"{_NAME}\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
         # J. Biochem. 133:651-657 / Science 329(5998):1521
         rf"{_NAME}\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+        # IOP: "Nucl. Phys. B 514 523-52", "Plasma Sources Sci. Technol. 20 045002"
+        rf"{_NAME}\s+{_VOL}\s+{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
         # ApJ, 540, 39 / MNRAS 221, 53 / Nature 440, 315
         rf"{_NAME},?\s+{_VOL}\s*,\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
     )
@@ -88,7 +98,8 @@ def _accept(m: re.Match[str]) -> JournalRef | None:
     # name starts after it; abbreviations ("Phys.", "Commun.", "J.") continue the name.
     for w in _DOTTED.finditer(name, 0, len(name) - 1):
         word = w[1]
-        if not (word.lower() in ABBREVIATIONS or len(word) <= 4 or word.isupper()):
+        lower = word.lower()
+        if not (lower in ABBREVIATIONS or len(word) <= 4 and not is_word(lower) or word.isupper()):
             start = m.start("name") + w.end()
     name = m.string[start : m.end("name")].strip(" ,")
     words = name.split()

@@ -61,6 +61,14 @@ _VOLUME_BEFORE = re.compile(r"(?:vol\.?|volume|no\.)\s*$", re.I)
 _SHORT_YEAR = re.compile(r"\b[A-Z][A-Za-z-]+\s*['’](\d{2})\b")
 _YEAR_ONLY = re.compile(r"\(?\d{4}\)?")
 _IN_PREFIX = re.compile(r"^In:?\s+")
+# "Title, vol. 5 (…)", "Title, Phys. Rev. …", "Title, in: Proceedings…", "Title, 2nd Edition":
+# a comma then a field that a title never continues with.
+_COMMA_TAIL = re.compile(
+    r"(?<!\d),\s*(?=(?:[Vv]ol(?:\.|ume)?\s*\d+(?!\d|\s*:)|[Nn]o\.\s*\d|pp?\.\s*\d|[Ii]n:|In\s|Proc\.|Proceedings\b"
+    r"|Journal\b|Trans\.|Th[eè]se|Ph\.?\s?D\b|Master|Doctoral|Dissertation|\d"
+    r"|[A-Z][a-z]{0,8}\.\s*[A-Z][a-z]{0,8}\.|[A-Z][\w-]+\s+(?:University\s+)?Press\b"
+    r"|(?:Springer|Wiley|Elsevier|Academic Press|Cambridge|Oxford)\b))"
+)
 _OPEN_SPACE = re.compile(r"\(\s+")
 _CLOSE_SPACE = re.compile(r"\s+\)")
 _FIRST_PAGE = re.compile(r"[A-Za-z]?\d+")
@@ -98,7 +106,12 @@ _YEAR = re.compile(r"(?<![\d./\-–])((?:1[6-9]|20)\d\d)[a-z]?(?![\d/]|\s*[-–]
 _PAREN_YEAR = re.compile(r"\(\s*(?:[A-Za-z.]+\s+)?((?:1[6-9]|20)\d\d)[a-z]?\s*[,)]")
 _ACM_YEAR = re.compile(r"^(.{3,}?)\.\s+((?:1[6-9]|20)\d\d)[a-z]?\.\s+")
 _APA_YEAR = re.compile(r"^(.{3,}?)\s*\(((?:1[6-9]|20)\d\d)[a-z]?(?:,[^)]*)?\)\s*[.,:]?\s*")
-_QUOTED = re.compile(r"[\"“”](?P<t>[^\"“”]{4,}?)[,.]?[\"”“]")
+_QUOTED = re.compile(
+    r"[\"“”](?P<t>[^\"“”]{4,}?)[,.]?[\"”“]"
+    # Single quotes (Harvard, Korean styles) and guillemets: only at word boundaries, so the
+    # apostrophe of "Google's" never opens a title.
+    r"|(?:^|(?<=[\s,(]))['‘«]\s*(?P<s>[^'‘’«»]{8,}?)\s*[,.]?\s*['’»](?=[\s,.;:]|$)"
+)
 _LABEL_PREFIX = re.compile(r"^[a-z][a-z0-9]{3,}-(?:\d+|[0-9a-f]{7,40})\s*:\s*")
 _ISSUE_PREFIX = re.compile(
     r"^[\w .\-/]{0,60}?\b(?:issue|pull request|PR|commit)\s*(?:#\s*\d+|[0-9a-f]{7,40})?\s*:\s*",
@@ -312,7 +325,7 @@ def _comma_authors(body: str) -> tuple[list[Author], str] | None:
 def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
     quoted = _QUOTED.match(rest)
     if quoted:
-        return quoted["t"], rest[quoted.end() :].lstrip(" ,.") or None
+        return quoted["t"] or quoted["s"], rest[quoted.end() :].lstrip(" ,.") or None
     if _ABBREVIATED_JOURNAL.match(rest):
         return None, rest
     segs = split_sentences(rest, initials=False)
@@ -320,7 +333,7 @@ def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
         return None, None
     if _JOURNAL_CITATION.match(segs[0]):
         return None, rest
-    title = segs[0]
+    title = _cut_comma_tail(segs[0])
     i = 1
     # "Why Does the Cloud Stop Computing? Lessons from ..." is one title.
     while (
@@ -333,6 +346,17 @@ def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
         i += 1
     venue = segs[i] if i < len(segs) else None
     return title, venue
+
+
+def _cut_comma_tail(title: str) -> str:
+    """Return the title without the venue, volume or publisher that follow it after a comma."""
+    if "," not in title:
+        return title
+    for m in _COMMA_TAIL.finditer(title):
+        head = title[: m.start()]
+        if len(head) >= 8 and head.count("(") == head.count(")"):
+            return head  # a comma inside "(Princeton University Press, 1992)" is no boundary
+    return title
 
 
 def _org_author(segs: list[str]) -> Author | None:

@@ -321,3 +321,31 @@ def test_vancouver_author_lists(raw: str, surname: str, title: str) -> None:
 def test_physics_and_harvard_author_lists(raw: str, surname: str, title: str | None) -> None:
     ref = parse_reference(raw)
     assert (ref.first_author_surname, ref.title) == (surname, title)
+
+
+@pytest.mark.parametrize(
+    ("raw", "title"),
+    [
+        (
+            "B. Obrist, C. Pfeiffer, and R. Henley, 'Multi-Layered Social Resilience: A New Approach "
+            "in Mitigation Research,' Progress in Development Studies, Vol.10, No.4, pp.283-293, 2010.",
+            "Multi-Layered Social Resilience: A New Approach in Mitigation Research",
+        ),
+        (
+            "R. L. Boylestad, L. Nashelsky, and L. Li, Electronic devices and circuit theory, vol. 11 "
+            "(Prentice Hall, NJ, 2002).",
+            "Electronic devices and circuit theory",
+        ),
+        (
+            "Flohr M 1998 Singular vectors in logarithmic conformal field theories Nucl. Phys. B 514 523-52",
+            "Singular vectors in logarithmic conformal field theories",
+        ),
+        (
+            "M. Henneaux and C. Teitelboim, Quantization of Gauge Systems (Princeton University "
+            "Press, 1992).",
+            "Quantization of Gauge Systems",
+        ),
+    ],
+)
+def test_the_title_ends_before_the_venue(raw: str, title: str) -> None:
+    assert parse_reference(raw).title == title
