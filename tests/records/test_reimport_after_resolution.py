@@ -37,12 +37,29 @@ def run_import(path: Path) -> str:
     return out.getvalue()
 
 
-def import_resolve(sample_record_path: Path) -> None:
+# Reference 27 names the DeepSpeed KDD paper: a DOI record the resolver verifies it against.
+DEEPSPEED = {
+    "DOI": "10.1145/3394486.3406703",
+    "type": "proceedings-article",
+    "title": [
+        "DeepSpeed: System Optimizations Enable Training Deep Learning Models with Over 100 "
+        "Billion Parameters"
+    ],
+    "author": [{"family": "Rasley", "given": "Jeff"}],
+    "issued": {"date-parts": [[2020, 8, 23]]},
+    "container-title": ["Proceedings of the 26th ACM SIGKDD"],
+}
+
+
+def import_resolve(sample_record_path: Path, tmp_path: Path) -> None:
     run_import(sample_record_path)
     call_command(
         "import_arxiv_snapshot", str(FIXTURES / "seed_catalogue.jsonl"),
         "--no-requeue", stdout=io.StringIO(), verbosity=0,
     )  # fmt: skip
+    works = tmp_path / "crossref.jsonl"
+    works.write_text(json.dumps(DEEPSPEED) + "\n")
+    call_command("import_crossref_works", str(works), stdout=io.StringIO(), verbosity=0)
     call_command("resolve", "--all", "--sync", stdout=io.StringIO(), verbosity=0)
 
 
@@ -63,8 +80,11 @@ def history_counts() -> tuple[int, int, int]:
     )
 
 
-def test_reimport_after_resolution_is_a_true_no_op(sample_record_path: Path) -> None:
-    import_resolve(sample_record_path)
+def test_reimport_after_resolution_is_a_true_no_op(
+    sample_record_path: Path, tmp_path: Path
+) -> None:
+    import_resolve(sample_record_path, tmp_path)
+    assert by_index()[27].work_doi == DEEPSPEED["DOI"]  # verified by citerec, null in the file
     before = export(CITING, AS_OF)
     links = {i: (o.cited_paper_id, o.cited_work_id, o.work_doi) for i, o in by_index().items()}
     history = history_counts()
@@ -83,7 +103,7 @@ def test_reimport_after_resolution_is_a_true_no_op(sample_record_path: Path) -> 
 
 
 def test_a_changed_file_updates_only_what_it_owns(sample_record_path: Path, tmp_path: Path) -> None:
-    import_resolve(sample_record_path)
+    import_resolve(sample_record_path, tmp_path)
     linked = by_index()[9]
     document = json.loads(sample_record_path.read_text())
     item = next(o for o in document["outbound"] if o["citation"]["reference_index"] == 9)
