@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Max, Q, QuerySet
+from django.db.models import Max, Model, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -99,9 +99,20 @@ class _Links:
         self.papers = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=arxiv_ids)}
         dois = {v.doi for v in verdicts if v.verified and v.doi}
         dois |= {p.doi.lower() for p in self.papers.values() if p.doi}
-        self.by_doi = {w.doi: w for w in CitedWork.objects.filter(doi__in=dois)}
-        self.by_arxiv = {w.arxiv_id: w for w in CitedWork.objects.filter(arxiv_id__in=arxiv_ids)}
+        self.by_doi: dict[str, CitedWork] = {}
+        self.by_arxiv: dict[str, CitedWork] = {}
+        self._read_works(dois, arxiv_ids)
         self._create_missing_works(verdicts)
+
+    def _read_works(self, dois: Collection[str], arxiv_ids: Collection[str]) -> None:
+        """Read the canonical works of these DOIs and arXiv ids in one statement."""
+        if not dois and not arxiv_ids:
+            return
+        for work in CitedWork.objects.filter(Q(doi__in=dois) | Q(arxiv_id__in=arxiv_ids)):
+            if work.doi in dois:
+                self.by_doi[work.doi] = work
+            if work.arxiv_id in arxiv_ids:
+                self.by_arxiv[work.arxiv_id] = work
 
     def _create_missing_works(self, verdicts: Sequence[Verdict]) -> None:
         """Create the batch's new canonical works in one statement (not one per observation)."""
@@ -119,11 +130,9 @@ class _Links:
             [CitedWork(**{kind: value}, title=title) for (kind, value), title in new.items()],
             ignore_conflicts=True,  # another worker may have created one meanwhile
         )
-        dois = [value for kind, value in new if kind == "doi"]
-        arxiv_ids = [value for kind, value in new if kind == "arxiv_id"]
-        self.by_doi.update((w.doi, w) for w in CitedWork.objects.filter(doi__in=dois))
-        self.by_arxiv.update(
-            (w.arxiv_id, w) for w in CitedWork.objects.filter(arxiv_id__in=arxiv_ids)
+        self._read_works(
+            {value for kind, value in new if kind == "doi"},
+            {value for kind, value in new if kind == "arxiv_id"},
         )
 
     def paper(self, verdict: Verdict) -> Paper | None:
@@ -196,10 +205,38 @@ class _Pending:
         if self.created:
             Resolution.objects.bulk_create(self.created)
         if self.updated:
-            Resolution.objects.bulk_update(self.updated, _RESOLUTION_FIELDS)
+            _update_rows(Resolution, self.updated, _RESOLUTION_FIELDS)
         if self.observations:
             fields = sorted(self.observation_fields | {"revision", "changed_at"})
-            Observation.objects.bulk_update(self.observations, fields)
+            _update_rows(Observation, self.observations, fields)
+
+
+def _update_rows(model: type[Model], rows: Sequence[Model], names: Sequence[str]) -> None:
+    """Write these columns of these rows in one `UPDATE ... FROM (VALUES ...)` statement.
+
+    Django's bulk_update builds a `CASE WHEN pk = ... THEN ...` per row and column: quadratic
+    in the batch, and most of a chunk's time in Python and in PostgreSQL alike.
+    """
+    meta = model._meta
+    pk = meta.pk
+    assert pk is not None
+    fields = [pk, *(meta.get_field(name) for name in names)]
+    columns = [f.column for f in fields]  # type: ignore[union-attr]
+    casts = ", ".join(f"%s::{f.db_type(connection)}" for f in fields)  # type: ignore[union-attr]
+    values = ", ".join(f"({casts})" for _ in rows)
+    params = [
+        f.get_db_prep_save(getattr(row, f.attname), connection)  # type: ignore[union-attr]
+        for row in rows
+        for f in fields
+    ]
+    quote = connection.ops.quote_name
+    sets = ", ".join(f"{quote(c)} = v.{quote(c)}" for c in columns[1:])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {quote(meta.db_table)} AS t SET {sets} FROM (VALUES {values}) "
+            f"AS v({', '.join(quote(c) for c in columns)}) WHERE t.{quote(columns[0])} = v.{quote(columns[0])}",
+            params,
+        )
 
 
 _RESOLUTION_FIELDS = [
