@@ -1,0 +1,223 @@
+"""Resolve a run through real Celery workers and print references/s end to end.
+
+    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/citerec_bench REDIS_URL=redis://127.0.0.1:6379/1 \
+        python bench/bench_celery_resolve.py --catalogue 100000 --refs 20000 [--kill]
+
+A database `bench_celery_<catalogue>` is created (kept between runs: the generated arXiv
+snapshot of bench_catalogue.py is imported once). For each worker layout — 1 worker x 1 process,
+1 worker x 2 processes, 2 workers x 2 processes — the script makes 20,000 new observations
+(mixed references as in bench_resolve.py: 40% with an arXiv id, 40% title only, 20% absent
+titles and author fragments), starts the workers, warms them with a small run, then times the
+run from dispatch (`dispatch_run`) until its status is done: verdicts, observation and
+resolution rows and their history, all written by the workers. It then checks that every
+observation was resolved exactly once (run.done == total, one resolution history insert each).
+
+--kill: a 2-process worker is killed with SIGKILL (main process and its pool) a few seconds
+into the run and a new one started at once; the lost chunks come back after the broker's
+visibility timeout (--visibility, 30 s by default here; 600 s in production settings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
+os.environ["CITEREC_OFFLINE"] = "1"
+
+LAYOUTS = {"1x1": (1, 1), "1x2": (1, 2), "2x2": (2, 2)}
+
+
+def worker_start(env: dict[str, str], name: str, concurrency: int) -> subprocess.Popen[bytes]:
+    """Start a Celery worker on the resolution queue in its own process group."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "citerec", "worker", "--pool=prefork",
+         f"--concurrency={concurrency}", "-Q", "resolution", "--without-heartbeat",
+         "--without-gossip", "--without-mingle", "-n", f"{name}-{os.getpid()}@%h",
+         "--loglevel=WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+
+
+def worker_kill(worker: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    """Stop a worker and its pool processes."""
+    try:
+        os.killpg(worker.pid, sig)
+    except ProcessLookupError:
+        return
+    try:
+        worker.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+
+
+def observations_make(refs: list[str], citing_id: str) -> None:
+    """Create one never-resolved observation per reference under a new citing paper."""
+    from django.utils import timezone
+
+    from curation.audit import Actor, audited
+    from curation.models import Observation, Paper
+
+    with audited(Actor.command("bench"), "bench setup"):
+        citing = Paper.objects.create(arxiv_id=citing_id, title="Citing")
+        now = timezone.now()
+        Observation.objects.bulk_create(
+            (Observation(paper=citing, source="bench", reference_index=i, raw_text=raw,
+                         normalized_text=f"{i} {raw}", source_observed_at=now, changed_at=now)
+             for i, raw in enumerate(refs)), batch_size=2000,
+        )  # fmt: skip
+
+
+def run_timed(citing_id: str, chunk_size: int, on_tick: Any = None) -> tuple[Any, float]:
+    """Create a run over one citing paper, dispatch it, and wait until it is done."""
+    from curation.audit import Actor
+    from curation.resolution import services
+    from curation.resolution.models import ResolutionRun, RunStatus
+    from curation.resolution.tasks import dispatch_run
+
+    run = services.run_create(
+        observations=services.select_observations(paper_id=citing_id),
+        selection={"paper": citing_id}, actor=Actor.command("bench"), reason="bench",
+        chunk_size=chunk_size,
+    )  # fmt: skip
+    started = time.perf_counter()
+    dispatch_run(run.pk)
+    while True:
+        run = ResolutionRun.objects.get(pk=run.pk)
+        elapsed = time.perf_counter() - started
+        if run.status == RunStatus.DONE:
+            return run, elapsed
+        if on_tick is not None:
+            on_tick(elapsed, run)
+        if elapsed > 3600:
+            raise SystemExit(f"run {run.pk} did not finish in an hour: {run}")
+        time.sleep(0.2)
+
+
+def resolved_once(run: Any) -> str:
+    """Check every observation of the run was resolved exactly once; return a short verdict."""
+    from django.apps import apps
+
+    from curation.models import Resolution
+
+    ids = [i for c in run.chunks.all() for i in c.observation_ids]
+    resolutions = Resolution.objects.filter(observation_id__in=ids).count()
+    events = (
+        apps.get_model("curation", "ResolutionEvent")
+        .objects.filter(pgh_obj__observation_id__in=ids)
+        .count()
+    )
+    ok = run.done == run.total == len(ids) == resolutions == events
+    return (
+        f"{'ok' if ok else 'MISMATCH'}: done {run.done}/{run.total}, "
+        f"{resolutions} resolutions, {events} history inserts"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--catalogue", type=int, default=100_000)
+    parser.add_argument("--refs", type=int, default=20_000)
+    parser.add_argument("--chunk-size", type=int, default=250)
+    parser.add_argument("--layouts", default="1x1,1x2,2x2")
+    parser.add_argument("--kill", action="store_true", help="also the run with one kill -9")
+    parser.add_argument("--visibility", type=int, default=30)
+    args = parser.parse_args()
+    # Stopped from outside (timeout, ^C): still stop the workers it started (finally blocks).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+
+    import django
+    from django.conf import settings
+
+    settings.DATABASES["default"]["TEST"] = {"NAME": f"bench_celery_{args.catalogue}"}
+    django.setup()
+    from bench_catalogue import generate
+    from bench_resolve import make_refs
+    from django.db import connection
+
+    from citerec.celery import app
+    from curation.audit import Actor
+    from curation.models import Paper
+    from curation.resolution.importers import import_arxiv_snapshot
+
+    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=True)
+    if Paper.objects.filter(arxiv_id__contains=".").count() < args.catalogue:
+        import_arxiv_snapshot(path=generate(args.catalogue), actor=Actor.importer("bench"),
+                              reason="bench")  # fmt: skip
+    app.conf.task_always_eager = False
+    app.conf.broker_url = os.environ["REDIS_URL"]
+    rng = random.Random(11)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE curation_paper")
+        cursor.execute(
+            "SELECT arxiv_id, title, first_author, year FROM curation_paper "
+            "WHERE arxiv_id LIKE '%%.%%' ORDER BY random() LIMIT %s", [args.refs]
+        )  # fmt: skip
+        sample: list[Any] = cursor.fetchall()
+    s = connection.settings_dict
+    url = f"postgresql://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{name}"
+    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "1", "CITEREC_OFFLINE": "1"}
+    print(f"catalogue {args.catalogue:,} papers, {args.refs:,} references per run "
+          f"(mixed), chunks of {args.chunk_size}", flush=True)  # fmt: skip
+    tag = f"{int(time.time()) % 100000:05d}"
+    for layout in args.layouts.split(","):
+        count, concurrency = LAYOUTS[layout]
+        workers = [worker_start(env, f"bench{i}", concurrency) for i in range(count)]
+        try:
+            warm = f"9{tag[1:]}.{layout[0]}{layout[2]}001"
+            observations_make(make_refs(sample[: 4 * count * concurrency * 50], "mixed", rng), warm)
+            run_timed(warm, 50)  # workers started, resolver loaded in every process
+            citing = f"9{tag[1:]}.{layout[0]}{layout[2]}000"
+            observations_make(make_refs(sample, "mixed", rng), citing)
+            run, elapsed = run_timed(citing, args.chunk_size)
+        finally:
+            for worker in workers:
+                worker_kill(worker)
+        print(f"  {count} worker(s) x {concurrency} process(es): {run.total / elapsed:7,.0f} refs/s "
+              f"({run.total:,} in {elapsed:.1f} s; {resolved_once(run)})", flush=True)  # fmt: skip
+    if args.kill:
+        kill_run(env, sample, rng, tag, args)
+
+
+def kill_run(env: dict[str, str], sample: list[Any], rng: random.Random, tag: str,
+             args: argparse.Namespace) -> None:  # fmt: skip
+    """Resolve a run on one 2-process worker, kill -9 it mid-run, let a new one finish."""
+    from bench_resolve import make_refs
+
+    env = {**env, "CELERY_VISIBILITY_TIMEOUT": str(args.visibility)}
+    citing = f"8{tag[1:]}.00000"
+    observations_make(make_refs(sample, "mixed", rng), citing)
+    workers = [worker_start(env, "doomed", 2)]
+    killed: list[float] = []
+
+    def kill_once(elapsed: float, run: Any) -> None:
+        if not killed and run.done >= run.total // 4:
+            os.killpg(workers[0].pid, signal.SIGKILL)  # main process and pool, mid-chunk
+            workers[0].wait()
+            killed.append(elapsed)
+            workers.append(worker_start(env, "heir", 2))
+
+    try:
+        run, elapsed = run_timed(citing, args.chunk_size, kill_once)
+    finally:
+        for worker in workers:
+            worker_kill(worker)
+    print(f"  kill -9 run, 2 processes: {run.total:,} references in {elapsed:.1f} s "
+          f"({run.total / elapsed:,.0f} refs/s; killed at {killed[0]:.1f} s, visibility timeout "
+          f"{args.visibility} s; {resolved_once(run)})", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
