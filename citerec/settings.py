@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -13,22 +14,24 @@ from kombu import Queue
 from curation.notices.schedule import CELERY_BEAT_SCHEDULE as NOTICES_BEAT_SCHEDULE
 from curation.resolution.schedule import CELERY_BEAT_SCHEDULE as RESOLUTION_BEAT_SCHEDULE
 
+from .caches import local_caches, redis_caches
 from .embedded import embedded_database_url
-from .env import env_bool, env_int, env_list, env_str
+from .env import env_bool, env_float, env_int, env_list, env_str
+from .secret_key import choose_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("CITEREC_DATA_DIR", str(BASE_DIR / ".data")))
 
 DEBUG = env_bool("DEBUG", default=False)
 
-_DEV_SECRET_KEY = "insecure-dev-key-only-for-debug-and-tests-never-in-production-0123456789"
-SECRET_KEY = env_str("SECRET_KEY", _DEV_SECRET_KEY if DEBUG else "")
-if not SECRET_KEY:
-    # Refuse to start a production process with a guessable key.
-    if env_bool("CITEREC_ALLOW_DEV_SECRET", default=False):
-        SECRET_KEY = _DEV_SECRET_KEY
-    else:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+# Never a public key with DEBUG off (citerec/secret_key.py).
+SECRET_KEY = choose_secret_key(
+    configured=env_str("SECRET_KEY"),
+    debug=DEBUG,
+    embedded=not env_str("DATABASE_URL"),
+    data_dir=DATA_DIR,
+    allow_dev_secret=env_str("CITEREC_ALLOW_DEV_SECRET"),
+)
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -44,6 +47,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI from pinned local files, not a CDN
+    "axes",
     "pgtrigger",
     "pghistory",
     "pghistory.admin",
@@ -62,6 +67,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
 ROOT_URLCONF = "citerec.urls"
@@ -115,6 +121,25 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+# WhiteNoise serves STATIC_ROOT after `collectstatic` (compressed), and the apps' own static
+# files otherwise, so DEBUG=0 serves the admin's CSS even where nobody ran collectstatic.
+WHITENOISE_USE_FINDERS = True
+
+# --- Client addresses and admin logins --------------------------------------------------
+# Proxies in front of the app that append to X-Forwarded-For; 0 ignores the header, so a client
+# cannot dodge throttles or lockouts by sending a new address each time (citerec/client_ip.py).
+NUM_PROXIES = env_int("NUM_PROXIES", 0)
+# django-axes: a wrong password counts against the account and against the address; either
+# reaching the limit refuses logins (the right password too) until the cool-off has passed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "citerec.client_ip.client_address"
+AXES_RESET_ON_SUCCESS = True
 
 # --- Security: strict unless DEBUG, so `check --deploy` is clean in production ------------
 _SECURE = not DEBUG
@@ -146,6 +171,7 @@ REST_FRAMEWORK = {
         "api.throttles.AnonReadThrottle",
         "api.throttles.UserReadThrottle",
     ],
+    "NUM_PROXIES": NUM_PROXIES,
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_ANON_RATE", "120/min"),
         "user": env_str("API_USER_RATE", "2400/min"),
@@ -171,6 +197,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "ResolutionStatusEnum": "curation.states.ResolutionStatus",
@@ -188,30 +217,32 @@ _CACHE_TIMEOUTS = {
     "records": env_int("API_RECORD_CACHE_SECONDS", 30),
     "record_stamps": env_int("API_RECORD_STAMP_SECONDS", 0),
 }
-if _CACHE_REDIS_URL:
-    CACHES = {
-        alias: {
-            "BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": _CACHE_REDIS_URL,
-            "KEY_PREFIX": f"citerec:{alias}",
-            "TIMEOUT": timeout,
-            "OPTIONS": {"CLIENT_CLASS": "django_redis.client.DefaultClient"},
-        }
-        for alias, timeout in _CACHE_TIMEOUTS.items()
-    }
-else:
-    CACHES = {
-        alias: {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": f"citerec-{alias}",
-            "TIMEOUT": timeout,
-        }
-        for alias, timeout in _CACHE_TIMEOUTS.items()
-    }
+# Every Redis key of a deployment (cache and broker) can carry one prefix, so deployments or CI
+# runs can share a Redis server without sharing queues or counts.
+REDIS_KEY_PREFIX = env_str("REDIS_KEY_PREFIX")
+_REDIS_PREFIX = f"{REDIS_KEY_PREFIX}:" if REDIS_KEY_PREFIX else ""
+# A cache outage must not take the site down: reads miss, writes are dropped, throttles let
+# requests through (api/throttles.py), and the outage is logged once a minute (citerec/outage.py).
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+DJANGO_REDIS_LOGGER = "citerec.cache"
+_CACHE_SECONDS_TO_WAIT = env_float("CACHE_REDIS_TIMEOUT", 0.5)
+# /healthz answers 503 when one of these fails; the others only make it "degraded".
+HEALTHZ_REQUIRED = env_list("HEALTHZ_REQUIRED", ["database", "broker"])
+CACHES = (
+    redis_caches(
+        _CACHE_REDIS_URL,
+        prefix=_REDIS_PREFIX,
+        timeouts=_CACHE_TIMEOUTS,
+        wait=_CACHE_SECONDS_TO_WAIT,
+    )
+    if _CACHE_REDIS_URL
+    else local_caches(_CACHE_TIMEOUTS)
+)
 
 # --- Celery: Redis when REDIS_URL is set, otherwise tasks run eagerly in process ---------
 REDIS_URL = env_str("REDIS_URL")
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# "memory://localhost" rather than "memory://": kombu warns about a missing host name otherwise.
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
@@ -224,7 +255,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # resolution chunk takes seconds; chunk retries back off at most 2 minutes), or it is delivered
 # twice; the jobs are idempotent, so that costs time, not correctness.
 BROKER_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 600)
-CELERY_BROKER_TRANSPORT_OPTIONS = {
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
     "visibility_timeout": BROKER_VISIBILITY_TIMEOUT,
     # Look for such messages every few seconds (kombu's default is every 100 s).
     "unacked_restore_interval": max(1, min(30, BROKER_VISIBILITY_TIMEOUT // 5)),
@@ -249,6 +280,10 @@ CELERY_TASK_ROUTES = {
 
 # Periodic jobs (celery beat), one module per area.
 CELERY_BEAT_SCHEDULE = {**NOTICES_BEAT_SCHEDULE, **RESOLUTION_BEAT_SCHEDULE}
+
+# The broker's keys carry the deployment's prefix too (REDIS_KEY_PREFIX, above).
+if _REDIS_PREFIX:
+    CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = _REDIS_PREFIX
 
 # --- Integrations ------------------------------------------------------------------------
 CITEREC_OFFLINE = env_bool("CITEREC_OFFLINE", default=False)
@@ -276,6 +311,7 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"once_per_minute": {"()": "citerec.outage.OncePerInterval", "seconds": 60}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
         "json": {"()": "citerec.logs.JsonFormatter"},
@@ -287,5 +323,9 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["stderr"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"pgserver": {"level": "WARNING"}},
+    "loggers": {
+        "pgserver": {"level": "WARNING"},
+        "axes.apps": {"level": "WARNING"},  # its start-up banner, on every command
+        "citerec.cache": {"filters": ["once_per_minute"]},
+    },
 }

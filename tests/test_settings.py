@@ -5,13 +5,23 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from citerec.secret_key import DEV_SECRET_KEY, LOCAL_KEY_FILE, PUBLIC_KEYS, choose_secret_key
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    environ = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEBUG", "SECRET_KEY", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    }
     environ.update(env, DJANGO_SETTINGS_MODULE="citerec.settings")
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -37,13 +47,94 @@ def test_check_deploy_is_clean_with_production_values() -> None:
     assert "System check identified no issues" in result.stdout
 
 
+DATABASE = "postgresql://postgres@127.0.0.1:5432/citerec"  # never reached: settings only
+
+
 def test_production_refuses_to_start_without_a_secret_key() -> None:
-    result = run_manage("check", DEBUG="0")
+    result = run_manage("check", DEBUG="0", DATABASE_URL=DATABASE)
     assert result.returncode != 0
     assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
 
 
-def test_a_boolean_that_is_not_one_is_refused() -> None:
-    result = run_manage("check", DEBUG="maybe")
+@pytest.mark.parametrize("key", sorted(PUBLIC_KEYS))
+def test_production_refuses_the_published_development_key(key: str) -> None:
+    result = run_manage("check", DEBUG="0", SECRET_KEY=key, DATABASE_URL=DATABASE)
     assert result.returncode != 0
-    assert "DEBUG='maybe' is not a boolean" in result.stderr
+    assert "SECRET_KEY is the development key published in the repository" in result.stderr
+
+
+def test_the_old_dev_secret_escape_hatch_is_refused() -> None:
+    result = run_manage("check", DEBUG="0", CITEREC_ALLOW_DEV_SECRET="1", DATABASE_URL=DATABASE)
+    assert result.returncode != 0
+    assert "CITEREC_ALLOW_DEV_SECRET is no longer honoured" in result.stderr
+
+
+def test_check_deploy_flags_the_development_key() -> None:
+    result = run_manage("check", "--deploy", DEBUG="1", DATABASE_URL=DATABASE)
+    assert "security.W009" in result.stdout + result.stderr
+
+
+def test_embedded_default_makes_one_random_local_key(tmp_path: Path) -> None:
+    choose = partial(choose_secret_key, configured="", allow_dev_secret="", data_dir=tmp_path)
+    first = choose(debug=False, embedded=True)
+    assert first == choose(debug=False, embedded=True) not in PUBLIC_KEYS
+    assert len(first) >= 50
+    assert (tmp_path / LOCAL_KEY_FILE).stat().st_mode & 0o077 == 0  # owner only
+    assert choose(debug=True, embedded=True) == DEV_SECRET_KEY
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY must be set"):
+        choose(debug=False, embedded=False)
+
+
+def test_eager_default_publishes_without_a_broker_warning() -> None:
+    environ = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CACHE_REDIS_URL")}
+    environ.update(DEBUG="1", DATABASE_URL=DATABASE, DJANGO_SETTINGS_MODULE="citerec.settings")
+    script = (
+        "import django; django.setup()\n"
+        "from citerec.celery import app\n"
+        "with app.connection_for_write() as connection:\n"
+        "    connection.default_channel\n"
+        "print(app.conf.broker_url)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=environ, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("memory://")
+    assert "No hostname was supplied" not in result.stderr
+
+
+def test_redis_key_prefix_covers_broker_queues_and_cache(redis_url: str) -> None:
+    """Two deployments (or CI runs) on one Redis with their own prefixes share no queue."""
+    import uuid
+
+    import redis
+
+    prefix = f"citerec-test-{uuid.uuid4().hex}"
+    environ = {k: v for k, v in os.environ.items() if k != "CACHE_REDIS_URL"}
+    environ.update(
+        DEBUG="1",
+        DATABASE_URL=DATABASE,
+        REDIS_URL=redis_url,
+        REDIS_KEY_PREFIX=prefix,
+        DJANGO_SETTINGS_MODULE="citerec.settings",
+    )
+    script = (
+        "import django; django.setup()\n"
+        "from django.core.cache import cache\n"
+        "from citerec.celery import app\n"
+        "app.send_task('curation.tasks.no_such_task', queue='default')\n"
+        "cache.set('probe', 1)\n"
+    )
+    server = redis.Redis.from_url(redis_url)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", script], cwd=REPO, env=environ, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr
+        keys = {key.decode() for key in server.scan_iter(f"{prefix}:*")}
+        assert f"{prefix}:default" in keys  # the queue itself
+        assert server.llen(f"{prefix}:default") == 1
+        assert any(key.startswith(f"{prefix}:citerec:default:") for key in keys)  # the cache
+    finally:
+        for key in server.scan_iter(f"{prefix}:*"):
+            server.delete(key)

@@ -1,6 +1,13 @@
-"""Health check for load balancers and process managers: the database and the broker."""
+"""Health check for load balancers and process managers: database, broker and cache, by name.
+
+A required check that fails makes the answer 503; one that is not required (by default the
+cache, which the site works without: throttles and caches fail open) makes it 200 "degraded".
+`HEALTHZ_REQUIRED` chooses the required checks.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import connection
@@ -8,36 +15,62 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+_TIMEOUT = 2  # seconds: a health check must answer even when a server does not
 
-def _database_ok() -> str | None:
+
+def _database() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return "postgresql"
+
+
+def _ping_redis(url: str) -> None:
+    import redis  # imported lazily: the eager default never needs it
+
+    client = redis.Redis.from_url(url, socket_timeout=_TIMEOUT, socket_connect_timeout=_TIMEOUT)
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-    except Exception as exc:  # noqa: BLE001 — any failure means unhealthy; report it
-        return f"database: {exc.__class__.__name__}"
-    return None
+        client.ping()
+    finally:
+        client.close()
 
 
-def _broker_ok() -> str | None:
+def _broker() -> str:
     if not settings.REDIS_URL:
-        return None  # eager mode: no broker to check
-    import redis
+        return "eager"  # tasks run in process: no broker to check
+    _ping_redis(settings.REDIS_URL)
+    return "redis"
 
+
+def _cache() -> str:
+    backend = str(settings.CACHES["default"]["BACKEND"])
+    if not backend.startswith("django_redis."):
+        return backend.rsplit(".", 1)[-1].lower()
+    _ping_redis(str(settings.CACHES["default"]["LOCATION"]))
+    return "redis"
+
+
+CHECKS: dict[str, Callable[[], str]] = {"database": _database, "broker": _broker, "cache": _cache}
+
+
+def _run(name: str, check: Callable[[], str], required: bool) -> dict[str, object]:
     try:
-        redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2).ping()
-    except Exception as exc:  # noqa: BLE001
-        return f"broker: {exc.__class__.__name__}"
-    return None
+        return {"status": "ok", "backend": check(), "required": required}
+    except Exception as exc:  # noqa: BLE001 — any failure means this check failed; name it
+        return {"status": "failed", "error": exc.__class__.__name__, "required": required}
 
 
 @never_cache
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Answer 200 when the database and the broker answer, 503 naming what failed otherwise."""
-    problems = [p for p in (_database_ok(), _broker_ok()) if p]
+    """Answer with each check's status; 503 when a required one failed."""
+    required = set(settings.HEALTHZ_REQUIRED)
+    checks = {name: _run(name, check, name in required) for name, check in CHECKS.items()}
+    failed = [name for name, result in checks.items() if result["status"] != "ok"]
+    unavailable = any(checks[name]["required"] for name in failed)
     body = {
-        "status": "ok" if not problems else "unavailable",
-        "problems": problems,
-        "broker": "redis" if settings.REDIS_URL else "eager",
+        "status": "unavailable" if unavailable else "degraded" if failed else "ok",
+        "checks": checks,
+        "problems": [f"{name}: {checks[name]['error']}" for name in failed],
+        "broker": checks["broker"].get("backend", "redis"),
     }
-    return JsonResponse(body, status=503 if problems else 200)
+    return JsonResponse(body, status=503 if unavailable else 200)

@@ -15,6 +15,7 @@ from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from citerec.caches import local_caches
 from curation.audit import Actor
 from curation.services import record_import
 from tests import records_factory as rf
@@ -24,15 +25,7 @@ BIG = "2502.00001"
 
 def locmem_caches(name: str) -> dict[str, dict[str, Any]]:
     """Return a CACHES setting of fresh in-process caches."""
-    timeouts = {"default": 300, "records": 300, "record_stamps": 0}
-    return {
-        alias: {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": f"{name}-{alias}",
-            "TIMEOUT": timeout,
-        }
-        for alias, timeout in timeouts.items()
-    }
+    return local_caches({"default": 300, "records": 300, "record_stamps": 0}, name)
 
 
 @pytest.fixture(autouse=True)
