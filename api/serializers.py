@@ -222,11 +222,10 @@ class HistoryEventSerializer(serializers.Serializer[Any]):
     context = serializers.JSONField(source="pgh_context", allow_null=True)
 
 
-class StaleRevisionDetailSerializer(serializers.Serializer[Any]):
-    """Why a curation write was refused: the revision moved on, and who moved it, when, why."""
+class StaleChangeSerializer(serializers.Serializer[Any]):
+    """What every refusal of a stale write says: the revisions, and who moved it, when, why."""
 
     message = serializers.CharField()
-    observation_id = serializers.UUIDField()
     expected_revision = serializers.IntegerField(help_text="The revision you sent.")
     current_revision = serializers.IntegerField(help_text="The revision now stored.")
     changed_by = serializers.CharField(allow_null=True, help_text="Who made the newer change.")
@@ -235,6 +234,12 @@ class StaleRevisionDetailSerializer(serializers.Serializer[Any]):
         allow_null=True, help_text="Where from: admin, api, task, import, command."
     )
     reason = serializers.CharField(allow_null=True, help_text="Why, as its author gave it.")
+
+
+class StaleRevisionDetailSerializer(StaleChangeSerializer):
+    """Why a curation write was refused: the revision moved on, and who moved it, when, why."""
+
+    observation_id = serializers.UUIDField()
 
 
 class StaleRevisionErrorSerializer(serializers.Serializer[Any]):

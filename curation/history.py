@@ -32,3 +32,20 @@ def event_model(name: str, app_label: str = "curation") -> Any:
     Event models are made by pghistory at runtime, so they are looked up, not imported.
     """
     return apps.get_model(app_label, f"{name}Event")
+
+
+def last_change(name: str, pk: Any, app_label: str = "curation") -> dict[str, Any]:
+    """Return the history context (who, where from, why) and time of an object's latest change.
+
+    Empty when the object has no history yet. What a refused stale write tells its author.
+    """
+    event = (
+        event_model(name, app_label)
+        .objects.filter(pgh_obj_id=pk)
+        .select_related("pgh_context")
+        .order_by("-pgh_id")
+        .first()
+    )
+    if event is None or event.pgh_context is None:
+        return {}
+    return {**event.pgh_context.metadata, "at": event.pgh_created_at.isoformat()}

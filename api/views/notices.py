@@ -31,6 +31,7 @@ from ..caching import PRIVATE
 from ..errors import NO_STORE, error_body
 from ..representations import timestamp
 from ..schema import AUTH_ERRORS, ERROR_BODY, ERRORS
+from ..serializers import StaleChangeSerializer
 from .base import ListView
 from .curation import IF_MATCH, RevisionRequired, api_actor, expected_revision
 
@@ -164,28 +165,19 @@ class ReviewInput(serializers.Serializer[Any]):
     )
 
 
-class StaleReviewDetailSerializer(serializers.Serializer[Any]):
+class StaleReviewDetailSerializer(StaleChangeSerializer):
     """Why a review decision was refused: who decided meanwhile, when, why, and what stands."""
 
-    message = serializers.CharField()
     review_id = serializers.IntegerField()
-    expected_revision = serializers.IntegerField(help_text="The revision you sent.")
-    current_revision = serializers.IntegerField(help_text="The revision now stored.")
     current_decision = serializers.CharField(help_text="new, confirmed or dismissed")
     current_note = serializers.CharField(allow_blank=True)
     decided_by = serializers.CharField(allow_null=True)
     decided_at = serializers.DateTimeField(allow_null=True)
-    changed_by = serializers.CharField(allow_null=True, help_text="Who made the newer change.")
-    changed_at = serializers.DateTimeField(allow_null=True)
-    change_source = serializers.CharField(
-        allow_null=True, help_text="Where from: admin, api, task, import, command."
-    )
-    reason = serializers.CharField(allow_null=True, help_text="Why, as its author gave it.")
 
 
 class _StaleReviewErrorSerializer(serializers.Serializer[Any]):
     status = serializers.IntegerField()
-    code = serializers.ChoiceField(choices=["stale_revision"])
+    code = serializers.CharField(help_text='Always "stale_revision".')
     detail = StaleReviewDetailSerializer()
 
 

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from curation.audit import Actor, audited
-from curation.history import event_model
+from curation.history import event_model, last_change
 from curation.models import CitedWork
 
 from .follow import locked_with_notices, store_computed_notices
@@ -72,16 +72,7 @@ class StaleReview(ValueError):
 
 def last_review_change(review_id: int) -> dict[str, Any]:
     """Return the history context (who, where from, why) and time of the review's last change."""
-    event = (
-        event_model("NoticeReview", "notices")
-        .objects.filter(pgh_obj_id=review_id)
-        .select_related("pgh_context")
-        .order_by("-pgh_id")
-        .first()
-    )
-    if event is None or event.pgh_context is None:
-        return {}
-    return {**event.pgh_context.metadata, "at": event.pgh_created_at.isoformat()}
+    return last_change("NoticeReview", review_id, "notices")
 
 
 def _locked(review_id: int, expected_revision: int) -> NoticeReview:

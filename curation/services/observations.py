@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from .. import history
 from ..audit import Actor, audited
 from ..history import event_model
 from ..models import Observation, Paper, Resolution
@@ -70,16 +71,7 @@ def describe_change(change: dict[str, Any]) -> str:
 
 def last_change(observation_id: uuid.UUID) -> dict[str, Any]:
     """Return the history context (who, where from, why) and time of the latest change."""
-    events = event_model("Observation")
-    event = (
-        events.objects.filter(pgh_obj_id=observation_id)
-        .select_related("pgh_context")
-        .order_by("-pgh_id")
-        .first()
-    )
-    if event is None or event.pgh_context is None:
-        return {}
-    return {**event.pgh_context.metadata, "at": event.pgh_created_at.isoformat()}
+    return history.last_change("Observation", observation_id)
 
 
 def lock(observation: Observation | uuid.UUID, expected_revision: int) -> Observation:
