@@ -138,3 +138,23 @@ def test_an_arxiv_id_and_a_doi_naming_different_works_is_a_mismatch(
         "arXiv:hep-th/9711200",
         "doi:10.1000/yang.1",
     }
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "raw",
+    ["Roe, J. A study of cats. doi:10.1145, 2020.", "Roe, J. A study of cats. arXiv:2301.123."],
+)
+def test_a_broken_identifier_without_a_verified_title_is_malformed(works: None, raw: str) -> None:
+    _, verdict = resolve_raw(raw)
+    assert verdict.status == "malformed_identifier"
+    assert verdict.evidence["identifiers"]["malformed"]
+
+
+@pytest.mark.django_db
+def test_a_broken_identifier_gives_way_to_a_verified_title(works: None) -> None:
+    _, verdict = resolve_raw(
+        "Yang F, Lim GP. Curcumin inhibits formation of amyloid beta oligomers and fibrils. "
+        "J Biol Chem. 2005;280:5892-901. doi:10.1145"
+    )
+    assert (verdict.status, verdict.doi) == ("verified_exact", "10.1000/yang.1")
