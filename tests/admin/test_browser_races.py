@@ -41,13 +41,19 @@ def _bob_changes_the_year_on_his_stale_page(bob: Any) -> None:
     assert "Alice: work_title" in bob.locator("#cr-stale").inner_text()
 
 
+def _refused(live_server: Any, browser: Any, observation: Any) -> Any:
+    """Play the race up to Bob's refused save; return Bob's page."""
+    first, second, _ = _open_both(live_server, browser, observation)
+    _alice_corrects(first, "work_title", "Corrected by Alice")
+    _bob_changes_the_year_on_his_stale_page(second)
+    return second
+
+
 def test_saving_again_after_a_refusal_keeps_alices_title_until_bob_chooses(
     live_server: Any, browser: Any, resolved: Any, alice: Any, bob: Any
 ) -> None:
     observation = resolved[1]
-    first, second, _ = _open_both(live_server, browser, observation)
-    _alice_corrects(first, "work_title", "Corrected by Alice")
-    _bob_changes_the_year_on_his_stale_page(second)
+    second = _refused(live_server, browser, observation)
 
     # Bob sees his values beside the current ones.
     panel = second.locator("#cr-conflict")
@@ -78,9 +84,7 @@ def test_pressing_the_ordinary_save_again_after_a_refusal_saves_nothing_of_bobs(
     live_server: Any, browser: Any, resolved: Any, alice: Any, bob: Any
 ) -> None:
     observation = resolved[1]
-    first, second, _ = _open_both(live_server, browser, observation)
-    _alice_corrects(first, "work_title", "Corrected by Alice")
-    _bob_changes_the_year_on_his_stale_page(second)
+    second = _refused(live_server, browser, observation)
 
     # The ordinary form now holds the current values, on the current revision.
     assert second.input_value("#id_correct_work_title") == "Corrected by Alice"
@@ -98,9 +102,7 @@ def test_apply_mine_after_a_refusal_applies_the_values_shown_as_bobs(
 ) -> None:
     observation = resolved[1]
     title_bob_saw = fresh(observation).work_title
-    first, second, _ = _open_both(live_server, browser, observation)
-    _alice_corrects(first, "work_title", "Corrected by Alice")
-    _bob_changes_the_year_on_his_stale_page(second)
+    second = _refused(live_server, browser, observation)
     yours = second.locator("#cr-conflict .cr-yours").all_inner_texts()
     assert title_bob_saw in yours and "1999" in yours
 
