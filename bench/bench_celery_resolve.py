@@ -152,7 +152,9 @@ def main() -> None:
     from curation.models import Paper
     from curation.resolution.importers import import_arxiv_snapshot
 
-    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=True)
+    name = connection.creation.create_test_db(
+        verbosity=0, autoclobber=True, keepdb=True, serialize=False
+    )
     if Paper.objects.filter(arxiv_id__contains=".").count() < args.catalogue:
         import_arxiv_snapshot(path=generate(args.catalogue), actor=Actor.importer("bench"),
                               reason="bench")  # fmt: skip
@@ -168,7 +170,8 @@ def main() -> None:
         sample: list[Any] = cursor.fetchall()
     s = connection.settings_dict
     url = f"postgresql://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{name}"
-    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "1", "CITEREC_OFFLINE": "1"}
+    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "1", "CITEREC_OFFLINE": "1",
+           "DJANGO_SETTINGS_MODULE": "citerec.settings"}  # fmt: skip
     print(f"catalogue {args.catalogue:,} papers, {args.refs:,} references per run "
           f"(mixed), chunks of {args.chunk_size}", flush=True)  # fmt: skip
     tag = f"{int(time.time()) % 100000:05d}"

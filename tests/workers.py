@@ -72,6 +72,8 @@ def worker_env(redis_url: str, **extra: str) -> dict[str, str]:
         "REDIS_URL": redis_url,
         "DEBUG": "1",
         "CITEREC_OFFLINE": "1",
+        # The production settings: tests.settings runs tasks eagerly, a worker never does.
+        "DJANGO_SETTINGS_MODULE": "citerec.settings",
         **extra,
     }
 

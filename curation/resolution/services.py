@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Max, Model, Q, QuerySet
+from django.db.models import Field, Max, Model, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -109,9 +109,9 @@ class _Links:
         if not dois and not arxiv_ids:
             return
         for work in CitedWork.objects.filter(Q(doi__in=dois) | Q(arxiv_id__in=arxiv_ids)):
-            if work.doi in dois:
+            if work.doi is not None and work.doi in dois:
                 self.by_doi[work.doi] = work
-            if work.arxiv_id in arxiv_ids:
+            if work.arxiv_id is not None and work.arxiv_id in arxiv_ids:
                 self.by_arxiv[work.arxiv_id] = work
 
     def _create_missing_works(self, verdicts: Sequence[Verdict]) -> None:
@@ -218,25 +218,21 @@ def _update_rows(model: type[Model], rows: Sequence[Model], names: Sequence[str]
     in the batch, and most of a chunk's time in Python and in PostgreSQL alike.
     """
     meta = model._meta
-    pk = meta.pk
-    assert pk is not None
-    fields = [pk, *(meta.get_field(name) for name in names)]
-    columns = [f.column for f in fields]  # type: ignore[union-attr]
-    casts = ", ".join(f"%s::{f.db_type(connection)}" for f in fields)  # type: ignore[union-attr]
-    values = ", ".join(f"({casts})" for _ in rows)
-    params = [
-        f.get_db_prep_save(getattr(row, f.attname), connection)  # type: ignore[union-attr]
-        for row in rows
-        for f in fields
-    ]
+    fields: list[Field[Any, Any]] = [meta.pk, *(meta.get_field(n) for n in names)]  # type: ignore[list-item]
     quote = connection.ops.quote_name
-    sets = ", ".join(f"{quote(c)} = v.{quote(c)}" for c in columns[1:])
+    columns = [quote(str(f.column)) for f in fields]
+    row = "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in fields) + ")"
+    params = [
+        f.get_db_prep_save(getattr(obj, f.attname), connection) for obj in rows for f in fields
+    ]
+    sets = ", ".join(f"{c} = v.{c}" for c in columns[1:])
+    sql = (
+        f"UPDATE {quote(meta.db_table)} AS t SET {sets} "
+        f"FROM (VALUES {', '.join([row] * len(rows))}) AS v({', '.join(columns)}) "
+        f"WHERE t.{columns[0]} = v.{columns[0]}"
+    )
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {quote(meta.db_table)} AS t SET {sets} FROM (VALUES {values}) "
-            f"AS v({', '.join(quote(c) for c in columns)}) WHERE t.{quote(columns[0])} = v.{quote(columns[0])}",
-            params,
-        )
+        cursor.execute(sql, params)
 
 
 _RESOLUTION_FIELDS = [
