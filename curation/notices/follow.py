@@ -171,12 +171,14 @@ def _still_imported(observation: Observation) -> bool:
 
 
 def standing_notices_follow_links(
-    observation_ids: Iterable[uuid.UUID], *, bump_revision: bool = False
+    observation_ids: Iterable[uuid.UUID], *, changed_at: datetime | None = None
 ) -> int:
     """Recompute the notices of observations whose link changed; return how many changed.
 
-    Call inside the transaction and audit context of the write that changed the links. An
-    observation still as imported (its resolution and notice both the record's) keeps the
+    Call inside the transaction and audit context of the write that changed the links, after
+    it bumped their revision (the notice is part of that change). With `changed_at`, only the
+    observations the write stamped with that time follow (a batch that left some unchanged).
+    An observation still as imported (its resolution and notice both the record's) keeps the
     record's notice. Works nobody has asked about yet are queued for a refresh on commit.
     """
     ids = sorted(set(observation_ids))
@@ -185,8 +187,10 @@ def standing_notices_follow_links(
     asked: list[int] = []
     for start in range(0, len(ids), _CHUNK):
         chunk = Observation.objects.filter(pk__in=ids[start : start + _CHUNK])
+        if changed_at is not None:
+            chunk = chunk.filter(changed_at=changed_at)
         followed = [o for o in locked_with_notices(chunk) if not _still_imported(o)]
-        changed += store_computed_notices(followed, now, bump_revision=bump_revision)[0]
+        changed += store_computed_notices(followed, now, bump_revision=False)[0]
         asked += [o.cited_work_id for o in followed if o.cited_work_id is not None]
     _refresh_never_asked(asked)
     return changed

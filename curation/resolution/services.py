@@ -368,20 +368,20 @@ def observations_resolve(
     now = timezone.now()
     # One transaction for the batch (one commit, not one per observation). The fast path writes
     # the whole batch at once; if any item fails, the batch is redone with a savepoint per item
-    # so only the failing one is left out. Notices follow the written links in the same transaction.
+    # so only the failing one is left out. Notices follow the links it wrote, in the same transaction.
     followed = [p.observation.pk for p in prepared]
     with audited(actor, reason):
         try:
             with transaction.atomic():
                 results = _write_batch(prepared, verdicts, now)
-                standing_notices_follow_links(followed, bump_revision=True)
+                standing_notices_follow_links(followed, changed_at=now)
         except DATABASE_UNAVAILABLE:
             raise  # the connection is gone: item by item would only fail each item too
         except Exception:  # noqa: BLE001 - fall back to item by item
             log.warning("batch write failed; retrying observation by observation", exc_info=True)
             with transaction.atomic():
                 results = _write_each(prepared, verdicts, now, outcome)
-                standing_notices_follow_links(followed, bump_revision=True)
+                standing_notices_follow_links(followed, changed_at=now)
     for result in results:
         setattr(outcome, result, getattr(outcome, result) + 1)
     return outcome
