@@ -63,6 +63,32 @@ def worker_kill(worker: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> N
         worker.wait()
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """Return the CPU time (user + system) used so far by these processes and their children."""
+    total = 0.0
+    for pid in pids:
+        try:
+            found = [pid, *map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+            for each in found:
+                fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return total
+
+
+def backend_pids() -> list[int]:
+    """Return the PostgreSQL server processes connected to this database (the workers')."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
 def observations_make(refs: list[str], citing_id: str) -> None:
     """Create one never-resolved observation per reference under a new citing paper."""
     from django.utils import timezone
@@ -171,11 +197,13 @@ def main() -> None:
     s = connection.settings_dict
     url = f"postgresql://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{name}"
     env = {**os.environ, "DATABASE_URL": url, "DEBUG": "1", "CITEREC_OFFLINE": "1",
-           "DJANGO_SETTINGS_MODULE": "citerec.settings"}  # fmt: skip
+           "DJANGO_SETTINGS_MODULE": "citerec.settings",
+           # Keep each worker's connection through the run, so its server process can be timed.
+           "DB_CONN_MAX_AGE": "3600"}  # fmt: skip
     print(f"catalogue {args.catalogue:,} papers, {args.refs:,} references per run "
           f"(mixed), chunks of {args.chunk_size}", flush=True)  # fmt: skip
     tag = f"{int(time.time()) % 100000:05d}"
-    for layout in args.layouts.split(","):
+    for layout in filter(None, args.layouts.split(",")):
         count, concurrency = LAYOUTS[layout]
         workers = [worker_start(env, f"bench{i}", concurrency) for i in range(count)]
         try:
@@ -184,12 +212,21 @@ def main() -> None:
             run_timed(warm, 50)  # workers started, resolver loaded in every process
             citing = f"9{tag[1:]}.{layout[0]}{layout[2]}000"
             observations_make(make_refs(sample, "mixed", rng), citing)
+            # CPU spent by the workers and their database backends (PostgreSQL runs on the same
+            # machine and the root user may read its processes): the cost per reference, which
+            # other load on the cores does not change the way it changes refs/s.
+            pids = [w.pid for w in workers]
+            backends = backend_pids()
+            before = cpu_seconds(pids), cpu_seconds(backends)
             run, elapsed = run_timed(citing, args.chunk_size)
+            used = cpu_seconds(pids) - before[0], cpu_seconds(backends) - before[1]
         finally:
             for worker in workers:
                 worker_kill(worker)
         print(f"  {count} worker(s) x {concurrency} process(es): {run.total / elapsed:7,.0f} refs/s "
-              f"({run.total:,} in {elapsed:.1f} s; {resolved_once(run)})", flush=True)  # fmt: skip
+              f"({run.total:,} in {elapsed:.1f} s; CPU per reference: workers "
+              f"{used[0] / run.total * 1e3:.2f} ms, PostgreSQL {used[1] / run.total * 1e3:.2f} ms; "
+              f"{resolved_once(run)})", flush=True)  # fmt: skip
     if args.kill:
         kill_run(env, sample, rng, tag, args)
 

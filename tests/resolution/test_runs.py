@@ -16,32 +16,16 @@ from django.db import OperationalError, connection, connections
 from django.utils import timezone
 
 from citerec.celery import app
-from curation.audit import Actor, audited
-from curation.models import Observation, Paper, Resolution
+from curation.models import Resolution
 from curation.resolution import services, tasks
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
-from tests.resolution.conftest import FIXTURES
+from tests.resolution import runs
 
-ACTOR = Actor.command("test")
+ACTOR = runs.ACTOR
 
 
 def make_run(count: int = 12, chunk_size: int = 4) -> ResolutionRun:
-    call_command("import_arxiv_snapshot", str(FIXTURES / "seed_catalogue.jsonl"), "--no-requeue",
-                 stdout=io.StringIO(), verbosity=0)  # fmt: skip
-    titles = list(Paper.objects.order_by("arxiv_id").values_list("title", flat=True))
-    now = timezone.now()
-    with audited(ACTOR, "test setup"):
-        citing = Paper.objects.create(arxiv_id="2501.00001", title="Citing")
-        Observation.objects.bulk_create(
-            Observation(paper=citing, source="test", reference_index=i,
-                        raw_text=f"A. Author. {titles[i % len(titles)]}. Preprint, 2024. ({i})",
-                        normalized_text=f"ref {i}", source_observed_at=now, changed_at=now)
-            for i in range(count)
-        )  # fmt: skip
-    return services.run_create(
-        observations=services.select_observations(everything=True),
-        selection={"all": True}, actor=ACTOR, reason="run test", chunk_size=chunk_size,
-    )  # fmt: skip
+    return runs.make_run(count, chunk_size)
 
 
 def chunks(run: ResolutionRun) -> list[ResolutionChunk]:

@@ -20,15 +20,14 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 from django.db import connection, connections
-from django.utils import timezone
 
-from curation.audit import Actor, audited
-from curation.models import Observation, Paper, Resolution
+from curation.audit import Actor
+from curation.models import Resolution
 from curation.resolution import services
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
 from curation.resolution.tasks import dispatch_run
-from tests.resolution.conftest import FIXTURES
-from tests.workers import queued, start_worker, wait_for, worker_env, workers
+from tests.resolution.runs import make_run
+from tests.workers import Worker, queued, start_worker, wait_for, worker_env, workers
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 ACTOR = Actor.command("test")
@@ -39,22 +38,7 @@ CHUNK = 4
 @pytest.fixture
 def run() -> ResolutionRun:
     """Return a queued (not yet dispatched) run of 48 references in 12 chunks."""
-    call_command("import_arxiv_snapshot", str(FIXTURES / "seed_catalogue.jsonl"), "--no-requeue",
-                 stdout=io.StringIO(), verbosity=0)  # fmt: skip
-    titles = list(Paper.objects.order_by("arxiv_id").values_list("title", flat=True))
-    now = timezone.now()
-    with audited(ACTOR, "test setup"):
-        citing = Paper.objects.create(arxiv_id="2501.00001", title="Citing")
-        Observation.objects.bulk_create(
-            Observation(paper=citing, source="test", reference_index=i,
-                        raw_text=f"A. Author. {titles[i % len(titles)]}. Preprint, 2024. ({i})",
-                        normalized_text=f"ref {i}", source_observed_at=now, changed_at=now)
-            for i in range(REFERENCES)
-        )  # fmt: skip
-    return services.run_create(
-        observations=services.select_observations(everything=True),
-        selection={"all": True}, actor=ACTOR, reason="worker run", chunk_size=CHUNK,
-    )  # fmt: skip
+    return make_run(REFERENCES, CHUNK)
 
 
 def assert_resolved_once(run: ResolutionRun) -> None:
@@ -108,6 +92,17 @@ def waiting_backend() -> int | None:
     return row[0] if row else None
 
 
+def start_mid_chunk(
+    env: dict[str, str], name: str, run: ResolutionRun, running: list[Worker]
+) -> Worker:
+    """Start a worker, queue the run, and return once the worker waits inside chunk 0."""
+    worker = start_worker(env, name=name, concurrency=1)
+    running.append(worker)
+    dispatch_run(run.pk)
+    wait_for(lambda: chunk_waiting(run), timeout=60, running=running, what="mid-chunk")
+    return worker
+
+
 def test_two_pool_processes_finish_a_run(broker: str, run: ResolutionRun) -> None:
     with workers() as running:
         running.append(start_worker(worker_env(broker), name="pair", concurrency=2))
@@ -130,10 +125,7 @@ def test_two_workers_finish_one_run(broker: str, run: ResolutionRun) -> None:
 def test_a_terminated_database_connection_is_retried(broker: str, run: ResolutionRun) -> None:
     with workers() as running:
         with observation_held(run):
-            worker = start_worker(worker_env(broker), name="cut", concurrency=1)
-            running.append(worker)
-            dispatch_run(run.pk)
-            wait_for(lambda: chunk_waiting(run), timeout=60, running=running, what="mid-chunk")
+            worker = start_mid_chunk(worker_env(broker), "cut", run, running)
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_terminate_backend(%s)", [waiting_backend()])
         wait_for(lambda: finished(run), timeout=90, running=running, what="the run")
@@ -146,10 +138,7 @@ def test_a_killed_main_process_loses_nothing(broker: str, run: ResolutionRun) ->
     short = worker_env(broker, CELERY_VISIBILITY_TIMEOUT="3")
     with workers() as running:
         with observation_held(run):
-            first = start_worker(short, name="doomed", concurrency=1)
-            running.append(first)
-            dispatch_run(run.pk)
-            wait_for(lambda: chunk_waiting(run), timeout=60, running=running, what="mid-chunk")
+            first = start_mid_chunk(short, "doomed", run, running)
             first.kill_main()
             # The whole machine is gone: its orphaned pool process too.
             first.stop()
@@ -161,10 +150,7 @@ def test_a_killed_main_process_loses_nothing(broker: str, run: ResolutionRun) ->
 def test_a_killed_pool_process_loses_nothing(broker: str, run: ResolutionRun) -> None:
     with workers() as running:
         with observation_held(run):
-            worker = start_worker(worker_env(broker), name="bruised", concurrency=1)
-            running.append(worker)
-            dispatch_run(run.pk)
-            wait_for(lambda: chunk_waiting(run), timeout=60, running=running, what="mid-chunk")
+            worker = start_mid_chunk(worker_env(broker), "bruised", run, running)
             child = worker.children()
             assert len(child) == 1
             os.kill(child[0], signal.SIGKILL)
