@@ -28,32 +28,33 @@ _PAGE = r"(?P<page>[A-Z]?\d{1,7})(?!\d|\.\d)"
 _YEAR = r"(?P<year>(?:1[6-9]|20)\d\d)"
 # After a title with no punctuation before the journal ("…theories Nucl. Phys. B 514 523"), a
 # name may start at a space when its first word is an abbreviation.
-_SPACE_LEAD = (
-    r"(?:(?<=\s)(?=(?:"
-    + "|".join(sorted(w.capitalize() for w in ABBREVIATIONS if len(w) > 2))
-    + r")\.\s*[A-Z]))"
+_SPACE_LEAD = r"(?:(?<=\s)(?=[A-Z][a-z]{1,8}\.\s*[A-Z]))"  # first word checked in _accept
+_SHAPES = (
+    # Commun. ACM 51, 1 (Jan. 2008), 107–113: volume, issue, date, pages
+    rf"{_NAME}\s*{_VOL}\s*,\s*\d+\s*,?\s*(?:Article\s+\d+\s*)?\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
+    # Phys. Rev. D 65, 094516 (2002) / Adv. Theor. Math. Phys. 2, 231 (1998)
+    rf"{_NAME},?\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
+    # Nucl. Phys. B 393 (1993) 377 / Trans. Amer. Math. Soc. 360 (2008), no. 6, 2849-2866
+    rf"{_NAME},?\s*{_VOL}\s*,?\s*\(\s*{_YEAR}\s*\)\s*,?\s*(?:no\.\s*\d+\s*,\s*)?{_PAGE}",
+    # Nucl. Phys., 1993, A561: 477 (Chinese physics journals)
+    rf"{_NAME},\s*{_YEAR}\s*,\s*[A-Z]?{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    # Auris Nasus Larynx. 2007; 34(4): 565-567 / Sci Rep. 2019 Jan 3;9:15054
+    rf"{_NAME}\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    # J. Biochem. 133:651-657 / Science 329(5998):1521
+    rf"{_NAME}\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    # IOP: "Nucl. Phys. B 514 523-52", "Plasma Sources Sci. Technol. 20 045002"
+    rf"{_NAME}\s+{_VOL}\s+{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
+    # ApJ, 540, 39 / MNRAS 221, 53 / Nature 440, 315
+    rf"{_NAME},?\s+{_VOL}\s*,\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
 )
+# A character each shape needs: a cheap test skips the scan on most references.
+_NEEDS = ("(", "(", "(", ":", ";", ":", " ", ",")
 _PATTERNS = [
-    re.compile(f"(?:{_LEAD}|{_SPACE_LEAD})" + p)
-    for p in (
-        # Commun. ACM 51, 1 (Jan. 2008), 107–113: volume, issue, date, pages
-        rf"{_NAME}\s*{_VOL}\s*,\s*\d+\s*,?\s*(?:Article\s+\d+\s*)?\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
-        # Phys. Rev. D 65, 094516 (2002) / Adv. Theor. Math. Phys. 2, 231 (1998)
-        rf"{_NAME},?\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
-        # Nucl. Phys. B 393 (1993) 377 / Trans. Amer. Math. Soc. 360 (2008), no. 6, 2849-2866
-        rf"{_NAME},?\s*{_VOL}\s*,?\s*\(\s*{_YEAR}\s*\)\s*,?\s*(?:no\.\s*\d+\s*,\s*)?{_PAGE}",
-        # Nucl. Phys., 1993, A561: 477 (Chinese physics journals)
-        rf"{_NAME},\s*{_YEAR}\s*,\s*[A-Z]?{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
-        # Auris Nasus Larynx. 2007; 34(4): 565-567 / Sci Rep. 2019 Jan 3;9:15054
-        rf"{_NAME}\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
-        # J. Biochem. 133:651-657 / Science 329(5998):1521
-        rf"{_NAME}\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
-        # IOP: "Nucl. Phys. B 514 523-52", "Plasma Sources Sci. Technol. 20 045002"
-        rf"{_NAME}\s+{_VOL}\s+{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
-        # ApJ, 540, 39 / MNRAS 221, 53 / Nature 440, 315
-        rf"{_NAME},?\s+{_VOL}\s*,\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
-    )
+    (need, re.compile(f"(?:{_LEAD}|{_SPACE_LEAD})" + p))
+    for need, p in zip(_NEEDS, _SHAPES, strict=True)
 ]
+_ANCHOR = re.compile(r"\d\s*[,:;(\s]\s*\(?\s*[A-Z]?\d")
+_MAX_NAME = 90
 _GLUED_DOT = re.compile(r"\.(?=[A-Za-z])")
 _DOTTED = re.compile(r"([A-Za-z]+)\.\s*(?=\S)")
 _NOT_JOURNAL = frozenset(
@@ -76,13 +77,18 @@ class JournalRef:
 
 def find_journal_ref(text: str) -> JournalRef | None:
     """Return the first journal reference in the text, or None."""
-    if not any(c.isdigit() for c in text):
+    anchor = _ANCHOR.search(text)
+    if anchor is None:
         return None
+    # Every shape has a volume followed by a page or year; names are far shorter than this window.
+    pos = max(0, anchor.start() - _MAX_NAME)
     best: JournalRef | None = None
     best_at = len(text)
     # Earliest match wins; on a tie the earlier (more specific) pattern does.
-    for pattern in _PATTERNS:
-        for m in pattern.finditer(text):
+    for need, pattern in _PATTERNS:
+        if need not in text:
+            continue
+        for m in pattern.finditer(text, pos):
             if m.start() >= best_at:
                 break
             found = _accept(m)
@@ -94,6 +100,10 @@ def find_journal_ref(text: str) -> JournalRef | None:
 
 def _accept(m: re.Match[str]) -> JournalRef | None:
     name, start = m["name"], m.start("name")
+    if start and m.string[start - 1].isspace() and m.string[start - 2 : start - 1] not in ",.;:])":
+        first = name.split(".", 1)[0].lower()
+        if first not in ABBREVIATIONS:
+            return None  # a name after a bare space must open with a journal abbreviation
     # "…Large Clusters. Commun. ACM 51": a full word before a stop ends a sentence, so the
     # name starts after it; abbreviations ("Phys.", "Commun.", "J.") continue the name.
     for w in _DOTTED.finditer(name, 0, len(name) - 1):

@@ -153,7 +153,8 @@ def _fix_identifier_spacing(text: str, repairs: list[Repair]) -> str:
     if "arxiv" in lowered:
         note = _record("arxiv_space", repairs)
         text = _ARXIV_SCHEME.sub(lambda m: note(m, f"{m[1]}:"), text)
-    if "/" in text:
+    spaced = " /" in text or "/ " in text
+    if spaced or (("- " in text or " -" in text) and "/" in text):
         note = _record("arxiv_space", repairs)
 
         def fix_archive(m: re.Match[str]) -> str:
@@ -167,8 +168,10 @@ def _fix_identifier_spacing(text: str, repairs: list[Repair]) -> str:
         note = _record("doi_space", repairs)
         if "doi." in lowered:
             text = _DOI_DOT_LEAD.sub(lambda m: note(m, "doi:"), text)
-        text = _DOI_PREFIX_SPACED.sub(lambda m: note(m, f"10.{m[1]}/"), text)
-        text = _DOI_SPACED_PART.sub(lambda m: note(m, m[1] + m[2]), text)
+        if spaced or "10 ." in text or "10. " in text:
+            text = _DOI_PREFIX_SPACED.sub(lambda m: note(m, f"10.{m[1]}/"), text)
+        if spaced or " ." in text:
+            text = _DOI_SPACED_PART.sub(lambda m: note(m, m[1] + m[2]), text)
     return text
 
 
