@@ -69,6 +69,7 @@ _COMMA_TAIL = re.compile(
     r"|[A-Z][a-z]{0,8}\.\s*[A-Z][a-z]{0,8}\.|[A-Z][\w-]+\s+(?:University\s+)?Press\b"
     r"|(?:Springer|Wiley|Elsevier|Academic Press|Cambridge|Oxford)\b))"
 )
+_NUMBER_LABEL = re.compile(r"^(?:\[\s*\d{1,3}\s*\]|\(\d{1,3}\)|\d{1,3}(?:[.)]\s+|-)(?=[A-Z]))\s*")
 _OPEN_SPACE = re.compile(r"\(\s+")
 _CLOSE_SPACE = re.compile(r"\s+\)")
 _FIRST_PAGE = re.compile(r"[A-Za-z]?\d+")
@@ -419,6 +420,8 @@ def parse_reference(raw: str) -> ParsedReference:
         return ref
     body = _strip_identifiers(text, ref.identifiers)
     body = _LABEL_PREFIX.sub("", body)
+    if body[:1] in "[(0123456789":
+        body = _NUMBER_LABEL.sub("", body)  # "[13 ]B. Buyens", "26-Vellin J-F", "12. Smith J"
     if "( " in body or " )" in body or ",," in body:
         body = _respace(body)
     lowered_head = body[:80].lower()

@@ -349,3 +349,16 @@ def test_physics_and_harvard_author_lists(raw: str, surname: str, title: str | N
 )
 def test_the_title_ends_before_the_venue(raw: str, title: str) -> None:
     assert parse_reference(raw).title == title
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "[13 ]B. Buyens, Matrix product states for gauge field theories, Phys. Rev. Lett. 113 (2014) 091601.",
+        "26-Buyens B, Haegeman J. Matrix product states for gauge field theories. Phys Rev Lett. 2014;113:091601.",
+    ],
+)
+def test_a_list_number_is_not_part_of_the_reference(raw: str) -> None:
+    ref = parse_reference(raw)
+    assert ref.first_author_surname == "Buyens"
+    assert ref.title == "Matrix product states for gauge field theories"
