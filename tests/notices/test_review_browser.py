@@ -32,7 +32,13 @@ def shot(page: Any, name: str) -> None:
 def decide(page: Any, decision: str, note: str) -> None:
     page.check(f"input[name=decision][value={decision}]")
     page.fill("#id_decision_note", note)
-    page.click("input[name=_save]")
+    save(page)
+
+
+def save(page: Any) -> None:
+    """Press Save and wait for the answer (refused: the form again; saved: the queue)."""
+    with page.expect_navigation():
+        page.click("input[name=_save]")
 
 
 def test_two_reviewers_the_second_sees_the_first_and_must_choose(
@@ -65,14 +71,13 @@ def test_two_reviewers_the_second_sees_the_first_and_must_choose(
     assert nora.locator("input[name=on_conflict]").count() == 2
     shot(nora, "01-second-reviewer-refused")
 
-    nora.click("input[name=_save]")  # again, without choosing: refused again
+    save(nora)  # again, without choosing: refused again
     assert nora.locator("#review-conflict").count() == 1
     assert _review(CONCERN).note == "Rita: the notice names another paper"
     shot(nora, "02-save-again-without-a-choice")
 
     nora.check("input[name=on_conflict][value=mine]")
-    nora.click("input[name=_save]")
-    nora.wait_for_url(f"{base}/admin/notices/noticereview/**")
+    save(nora)
     stored = _review(CONCERN)
     assert (stored.status, stored.note) == ("confirmed", "Nora: it concerns this work")
 
