@@ -229,7 +229,8 @@ def extract_identifiers(text: str) -> Identifiers:
     if "[" in text:
         for m in _NEW_WITH_CATEGORY.finditer(text):
             add_new(m)
-    end = _NEW_AT_END.search(text[-60:]) if "." in text[-24:] else None
+    last = text.rstrip(" .,;")[-1:]
+    end = _NEW_AT_END.search(text[-60:]) if (last.isdigit() or last == "]") else None
     # No context word: trusted only when valid and not from the future, never reported.
     if end and new_style_problem(end[1], end[2]) is None and int(end[1][:2]) <= _THIS_YEAR % 100:
         add_new(end)
