@@ -13,6 +13,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from datetime import datetime
+from importlib import import_module
 from typing import Any
 
 from django.db import transaction
@@ -212,8 +213,8 @@ def _refresh_never_asked(work_ids: list[int]) -> None:
 
 
 def _queue_refreshes(work_ids: list[int]) -> None:
-    from .tasks import refresh_work  # tasks import the services: imported when first needed
-
+    # Looked up when needed: the tasks import the services, which import this module.
+    refresh_work = import_module("curation.notices.tasks").refresh_work
     for work_id in work_ids:
         refresh_work.delay(work_id, reason="first notice check of a newly linked work")
 

@@ -18,7 +18,7 @@ from ..models import (
     Resolution,
     StandingNotice,
 )
-from ..notices.follow import standing_notices_follow_links
+from ..notices import follow
 from ..states import VERIFIED_STATUSES, Origin, ResolverSource
 from ..timefmt import format_micro_offset, parse_timestamp
 from .works import canonical_work
@@ -301,7 +301,7 @@ def record_import(*, document: dict[str, Any], actor: Actor, reason: str) -> Imp
                     outcome,
                 )
             )
-        standing_notices_follow_links([pk for pk in relinked if pk is not None])
+        follow.standing_notices_follow_links([pk for pk in relinked if pk is not None])
         kept = {uuid.UUID(item["observation_id"]) for item in document["outbound"]}
         outcome.retired += _retire_missing(paper, kept, now, outcome)
         if _replace_measurements(paper, document["external_citation_measurements"]):
