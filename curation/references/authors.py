@@ -14,13 +14,13 @@ _PARTICLE = (
 )
 _SW = rf"(?:Mc|Mac|O['’])?[{_U}][^\W\d_]*(?:['’][^\W\d_]+)?(?:-[{_U}]?[^\W\d_]+)*"
 _SUR = rf"(?:{_PARTICLE}\s+)*{_SW}"
-_INITS = rf"[{_U}][a-z]?\.(?:\s*-?\s*[{_U}][a-z]?\.)*"
+_INITS = rf"[{_U}][a-z]?\.(?:\s*(?:-\s*)?[{_U}][a-z]?\.)*"
 _INV_NAME = rf"{_SUR},\s*{_INITS}"
-_SEP = r"(?:,\s*(?:&|and)?\s*|\s+(?:&|and)\s+|,?\s*…\s*)"
+_SEP = r"(?:,\s*(?:(?:&|and)\s*)?|\s+(?:&|and)\s+|,?\s*…\s*)"
 _ETAL = r"(?:,?\s*et\s*al\.?)?"
 # "Knuth, D. E." / "Clarke, E.M., Grumberg, O., et al." at the start of a reference.
 INVERTED_LIST = re.compile(rf"^{_INV_NAME}(?:{_SEP}{_INV_NAME})*{_ETAL}(?=\s|:|$)")
-_INIT_NAME = rf"(?:[{_U}][a-z]?\.\s*-?\s*)+{_SUR}"
+_INIT_NAME = rf"(?:[{_U}][a-z]?\.\s*(?:-\s*)?)+{_SUR}"
 # Surname then initials, no comma between: Vancouver "Yang F, Lim GP, Vellin J-F" and the
 # astronomy "Abel T., Bryan G. L." shapes.
 # Dotted initials first: "Adriani O. et al." must keep its stop, "Biró T S" has spaced ones.
