@@ -40,6 +40,7 @@ eval-resolve: install
 
 eval-real: install
 	$(PY) bench/eval_real.py
+	$(PY) bench/eval_corpus.py --split both --check
 
 bench: install
 	$(PY) bench/bench_parse.py
