@@ -9,7 +9,8 @@ bench_catalogue.py), then 12,000 references built from catalogue papers:
 - "mixed": 40% identifier, 40% title only, 20% absent titles and author fragments.
 Verdicts only (resolve_references path), in one process and in two worker processes; then the
 full write path (observations_resolve: verdict + Observation/Resolution rows + history) for
-2,000 observations (1,000 in one process, 1,000 split over two).
+2,000 observations (1,000 in one process, 1,000 split over two); the notice refreshes the
+write path queues are published, not run (they are the notices queue's work).
 """
 
 from __future__ import annotations
@@ -98,9 +99,13 @@ def write_path(refs: list[str], db_name: str) -> tuple[float, float]:
     """Return seconds to resolve and write refs as observations: in one process, in two."""
     from django.utils import timezone
 
+    from citerec.celery import app
     from curation.audit import Actor, audited
     from curation.models import Observation, Paper
 
+    # As in production, the first notice check of newly linked works is queued for the notices
+    # workers (here to an in-memory broker nobody consumes), not run inside the resolver's job.
+    app.conf.task_always_eager = False
     actor = Actor.command("bench")
     with audited(actor, "bench setup"):
         citing, _ = Paper.objects.get_or_create(arxiv_id="9999.99999", title="Citing")

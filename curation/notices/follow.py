@@ -212,11 +212,17 @@ def _refresh_never_asked(work_ids: list[int]) -> None:
         transaction.on_commit(lambda: _queue_refreshes(never), robust=True)
 
 
+REFRESH_BATCH = 100  # works per queued job: one message per resolved chunk, not one per work
+
+
 def _queue_refreshes(work_ids: list[int]) -> None:
     # Looked up when needed: the tasks import the services, which import this module.
-    refresh_work = import_module("curation.notices.tasks").refresh_work
-    for work_id in work_ids:
-        refresh_work.delay(work_id, reason="first notice check of a newly linked work")
+    refresh_works = import_module("curation.notices.tasks").refresh_works
+    for start in range(0, len(work_ids), REFRESH_BATCH):
+        refresh_works.delay(
+            work_ids[start : start + REFRESH_BATCH],
+            reason="first notice check of a newly linked work",
+        )
 
 
 def standing_notice_revert(observation: Observation, event: Any) -> None:

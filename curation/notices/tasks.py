@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 from celery import Task, shared_task
@@ -12,6 +13,8 @@ from curation.models import CitedWork
 from curation.tasks import task_actor
 
 from .selectors import works_due
+
+log = logging.getLogger(__name__)
 from .services import refresh
 
 # Per worker; the Crossref client's shared throttle also holds every worker to Crossref's limit.
@@ -33,6 +36,27 @@ def refresh_work(
         return {"work_id": work_id, "notices_changed": 0}
     outcome = refresh(work=work, actor=task_actor(self), reason=reason)
     return {"work_id": work_id, "notices_changed": outcome.notices_changed}
+
+
+@shared_task(
+    bind=True,
+    name="curation.notices.tasks.refresh_works",
+    acks_late=True,
+    rate_limit=REFRESH_RATE_LIMIT,
+)
+def refresh_works(
+    self: Task, work_ids: list[int], reason: str = "scheduled notice refresh"
+) -> dict[str, int]:
+    """Refresh several cited works, one transaction each (one job per resolved chunk, not one
+    per work); a work that fails is logged and left to the never-asked-first scheduled sweep."""
+    changed = failed = 0
+    for work in CitedWork.objects.filter(pk__in=work_ids).order_by("pk"):
+        try:
+            changed += refresh(work=work, actor=task_actor(self), reason=reason).notices_changed
+        except Exception:  # noqa: BLE001 - one work never stops the others
+            log.exception("notice refresh of work %s failed", work.pk)
+            failed += 1
+    return {"works": len(work_ids), "notices_changed": changed, "failed": failed}
 
 
 @shared_task(bind=True, name="curation.notices.tasks.refresh_due_works")

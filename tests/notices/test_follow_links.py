@@ -47,7 +47,7 @@ def queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Record the refreshes queued instead of running them (no source is asked in tests)."""
     calls: list[int] = []
     monkeypatch.setattr(
-        "curation.notices.tasks.refresh_work.delay", lambda work_id, **kw: calls.append(work_id)
+        "curation.notices.tasks.refresh_works.delay", lambda work_ids, **kw: calls.extend(work_ids)
     )
     return calls
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from curation.notices.models import SourceReceipt
+from curation.notices import tasks as tasks_module
 from curation.notices.schedule import CELERY_BEAT_SCHEDULE
-from curation.notices.tasks import refresh_due_works
+from curation.notices.tasks import refresh_due_works, refresh_works
 
 from .conftest import FakeCrossref, load_fixture
 from .records import import_citing_record, notice_of, record_json, work_for
@@ -61,6 +63,29 @@ def test_beat_task_refreshes_never_asked_works_first(crossref: FakeCrossref) -> 
     assert (first, second, third) == (1, 1, 0)  # each work once, then none is due
     asked = set(SourceReceipt.objects.values_list("work_id", flat=True))
     assert asked == {work_for("10.1000/a").pk, work_for("10.1000/b").pk}
+
+
+def test_batch_refresh_asks_about_every_work_and_survives_one_failure(
+    crossref: FakeCrossref, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import_citing_record(dois=["10.1000/a", "10.1000/b", "10.1000/c"])
+    _serve(crossref, "10.1000/a", "10.1000/c")
+    broken = work_for("10.1000/b")
+    real_refresh = tasks_module.refresh
+
+    def refresh_or_fail(*, work: Any, **kwargs: Any) -> Any:
+        if work.pk == broken.pk:
+            raise RuntimeError("source blew up")
+        return real_refresh(work=work, **kwargs)
+
+    monkeypatch.setattr(tasks_module, "refresh", refresh_or_fail)
+    ids = [work_for(d).pk for d in ("10.1000/a", "10.1000/b", "10.1000/c")]
+
+    result = refresh_works.delay(ids, reason="first notice check").get()
+
+    assert result["works"] == 3 and result["failed"] == 1
+    asked = set(SourceReceipt.objects.values_list("work_id", flat=True))
+    assert asked == {work_for("10.1000/a").pk, work_for("10.1000/c").pk}
 
 
 def test_the_beat_schedule_names_a_registered_task() -> None:
