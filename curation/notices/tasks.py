@@ -13,9 +13,9 @@ from curation.models import CitedWork
 from curation.tasks import task_actor
 
 from .selectors import works_due
+from .services import refresh
 
 log = logging.getLogger(__name__)
-from .services import refresh
 
 # Per worker; the Crossref client's shared throttle also holds every worker to Crossref's limit.
 REFRESH_RATE_LIMIT = getattr(settings, "NOTICES_REFRESH_RATE_LIMIT", "4/s")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from django.core.management import CommandError, call_command
 
-from curation.notices.models import SourceReceipt
 from curation.notices import tasks as tasks_module
+from curation.notices.models import SourceReceipt
 from curation.notices.schedule import CELERY_BEAT_SCHEDULE
 from curation.notices.tasks import refresh_due_works, refresh_works
 
