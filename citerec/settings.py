@@ -250,6 +250,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery closes the database connection before and after every job unless this is set: a new
+# connection (and a new PostgreSQL backend with cold caches) per resolution chunk. Workers keep
+# theirs instead, closed as Django closes a request's: when CONN_MAX_AGE has passed or after an
+# error (citerec/celery.py); Celery itself still closes it every this many jobs.
+CELERY_DB_REUSE_MAX = 1000
 # Redis re-delivers a message a worker took but never acked (its process was killed) after
 # the visibility timeout: minutes, not kombu's hour. Every job must finish well within it (a
 # resolution chunk takes seconds; chunk retries back off at most 2 minutes), or it is delivered
