@@ -87,7 +87,8 @@ def backend_cpu(database: str) -> dict[int, float]:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend'",  # not autovacuum
             [database],
         )
         pids = [pid for (pid,) in cursor.fetchall()]
