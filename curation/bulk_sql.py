@@ -15,7 +15,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection
-from django.db.models import Field, JSONField, Model
+from django.db.models import (
+    BooleanField,
+    CharField,
+    Field,
+    ForeignKey,
+    IntegerField,
+    JSONField,
+    Model,
+    TextField,
+    UUIDField,
+)
 
 
 def _columns(fields: Sequence[Field[Any, Any]]) -> tuple[list[str], str]:
@@ -27,10 +37,17 @@ def _columns(fields: Sequence[Field[Any, Any]]) -> tuple[list[str], str]:
     return names, ", ".join(f"{n} {t}" for n, t in zip(names, types, strict=True))
 
 
+# Columns whose Python value is already what the database gets (no conversion to skip).
+_PLAIN = (CharField, TextField, IntegerField, BooleanField, UUIDField)
+
+
 def _value(field: Field[Any, Any], obj: Model, add: bool) -> Any:
     value = field.pre_save(obj, add) if add else getattr(obj, field.attname)
     if isinstance(field, JSONField):
         return None if value is None else json.dumps(value, cls=field.encoder)
+    target = field.target_field if isinstance(field, ForeignKey) else field
+    if value is None or isinstance(target, _PLAIN):
+        return value
     return field.get_db_prep_save(value, connection)
 
 

@@ -106,7 +106,8 @@ class _Links:
             o.pk: o.resolution for o in locked if getattr(o, "resolution", None) is not None
         }
         arxiv_ids = {v.arxiv_id for v in verdicts if v.verified and v.arxiv_id}
-        self.papers = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=arxiv_ids)}
+        papers = Paper.objects.filter(arxiv_id__in=arxiv_ids).only("id", "arxiv_id", "doi", "title")
+        self.papers = {p.arxiv_id: p for p in papers}
         dois = {v.doi for v in verdicts if v.verified and v.doi}
         dois |= {p.doi.lower() for p in self.papers.values() if p.doi}
         self.by_doi: dict[str, CitedWork] = {}
