@@ -101,11 +101,24 @@ def backend_cpu(database: str) -> dict[int, float]:
     return found
 
 
-def backend_cpu_used(before: dict[int, float], after: dict[int, float]) -> tuple[float, int]:
-    """Return the backends' CPU between two readings, and how many backends ended meanwhile
-    (their share is lost: workers keep their connections, so normally none)."""
-    used = sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
-    return used, len(set(before) - set(after))
+class BackendCpu:
+    """The CPU the bench database's backends use from now on, read at every poll of the run:
+    a backend that ends meanwhile (a worker reconnects past CONN_MAX_AGE) keeps what it had
+    used when last read, one that starts counts from zero."""
+
+    def __init__(self, database: str) -> None:
+        self.database = database
+        self.first = backend_cpu(database)
+        self.last = dict(self.first)
+
+    def read(self, *_: Any) -> None:
+        """Read every backend again (a run_timed tick)."""
+        self.last.update(backend_cpu(self.database))
+
+    def used(self) -> float:
+        """Return the CPU seconds used since this started."""
+        self.read()
+        return sum(cpu - self.first.get(pid, 0.0) for pid, cpu in self.last.items())
 
 
 def observations_make(refs: list[str], citing_id: str) -> None:
@@ -232,17 +245,15 @@ def main() -> None:
             # CPU spent by the workers and by their PostgreSQL backends: the cost per reference,
             # which other load on the cores changes much less than refs/s.
             pids = [w.pid for w in workers]
-            before, pg_before = cpu_seconds(pids), backend_cpu(name)
-            run, elapsed = run_timed(citing, args.chunk_size)
-            used = cpu_seconds(pids) - before
-            pg_used, pg_lost = backend_cpu_used(pg_before, backend_cpu(name))
+            before, backends = cpu_seconds(pids), BackendCpu(name)
+            run, elapsed = run_timed(citing, args.chunk_size, backends.read)
+            used, pg_used = cpu_seconds(pids) - before, backends.used()
         finally:
             for worker in workers:
                 worker_kill(worker)
-        lost = f", {pg_lost} backends ended uncounted" if pg_lost else ""
         print(f"  {count} worker(s) x {concurrency} process(es): {run.total / elapsed:7,.0f} refs/s "
               f"({run.total:,} in {elapsed:.1f} s; CPU per reference: workers "
-              f"{used / run.total * 1e3:.2f} ms, PostgreSQL {pg_used / run.total * 1e3:.2f} ms{lost}; "
+              f"{used / run.total * 1e3:.2f} ms, PostgreSQL {pg_used / run.total * 1e3:.2f} ms; "
               f"load {os.getloadavg()[0]:.1f}; {resolved_once(run)})", flush=True)  # fmt: skip
     if args.kill:
         kill_run(env, sample, rng, tag, args)
