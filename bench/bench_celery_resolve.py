@@ -69,12 +69,56 @@ def cpu_seconds(pids: list[int]) -> float:
     for pid in pids:
         try:
             found = [pid, *map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
-            for each in found:
-                fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            total += sum(_process_cpu(each) for each in found)
         except (FileNotFoundError, ProcessLookupError):
             continue
     return total
+
+
+def _process_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def backend_cpu(database: str) -> dict[int, float]:
+    """Return the CPU time used so far by each PostgreSQL backend connected to `database`
+    (other than this script's own connection); the server runs on this machine."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend'",  # not autovacuum
+            [database],
+        )
+        pids = [pid for (pid,) in cursor.fetchall()]
+    found = {}
+    for pid in pids:
+        try:
+            found[pid] = _process_cpu(pid)
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return found
+
+
+class BackendCpu:
+    """The CPU the bench database's backends use from now on, read at every poll of the run:
+    a backend that ends meanwhile (a worker reconnects past CONN_MAX_AGE) keeps what it had
+    used when last read, one that starts counts from zero."""
+
+    def __init__(self, database: str) -> None:
+        self.database = database
+        self.first = backend_cpu(database)
+        self.last = dict(self.first)
+
+    def read(self, *_: Any) -> None:
+        """Read every backend again (a run_timed tick)."""
+        self.last.update(backend_cpu(self.database))
+
+    def used(self) -> float:
+        """Return the CPU seconds used since this started."""
+        self.read()
+        return sum(cpu - self.first.get(pid, 0.0) for pid, cpu in self.last.items())
 
 
 def observations_make(refs: list[str], citing_id: str) -> None:
@@ -198,19 +242,19 @@ def main() -> None:
             run_timed(warm, 50)  # workers started, resolver loaded in every process
             citing = f"9{tag[1:]}.{layout[0]}{layout[2]}000"
             observations_make(make_refs(sample, "mixed", rng), citing)
-            # CPU spent by the workers: the cost per reference, which other load on the cores
-            # changes much less than refs/s. (PostgreSQL's share is not counted: Celery closes
-            # the database connection after every job, so its server processes come and go.)
+            # CPU spent by the workers and by their PostgreSQL backends: the cost per reference,
+            # which other load on the cores changes much less than refs/s.
             pids = [w.pid for w in workers]
-            before = cpu_seconds(pids)
-            run, elapsed = run_timed(citing, args.chunk_size)
-            used = cpu_seconds(pids) - before
+            before, backends = cpu_seconds(pids), BackendCpu(name)
+            run, elapsed = run_timed(citing, args.chunk_size, backends.read)
+            used, pg_used = cpu_seconds(pids) - before, backends.used()
         finally:
             for worker in workers:
                 worker_kill(worker)
         print(f"  {count} worker(s) x {concurrency} process(es): {run.total / elapsed:7,.0f} refs/s "
-              f"({run.total:,} in {elapsed:.1f} s; worker CPU per reference "
-              f"{used / run.total * 1e3:.2f} ms; {resolved_once(run)})", flush=True)  # fmt: skip
+              f"({run.total:,} in {elapsed:.1f} s; CPU per reference: workers "
+              f"{used / run.total * 1e3:.2f} ms, PostgreSQL {pg_used / run.total * 1e3:.2f} ms; "
+              f"load {os.getloadavg()[0]:.1f}; {resolved_once(run)})", flush=True)  # fmt: skip
     if args.kill:
         kill_run(env, sample, rng, tag, args)
 

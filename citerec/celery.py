@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_init
+from celery.signals import task_postrun, task_prerun, worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "citerec.settings")
 
@@ -53,3 +53,20 @@ def _check_database(sender: Any = None, **kwargs: Any) -> None:
     from django.conf import settings
 
     database_wait(seconds=settings.CITEREC_WORKER_DATABASE_WAIT)
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _close_old_connections(sender: Any = None, **kwargs: Any) -> None:
+    """Between jobs, drop a database connection that is broken or older than CONN_MAX_AGE.
+
+    With CELERY_DB_REUSE_MAX set Celery no longer closes it after every job; this is what
+    Django does around a request, so a job after one that lost its connection (server restarted,
+    backend terminated) starts on a new one. Never in eager mode: there the job runs inside the
+    caller's transaction.
+    """
+    if getattr(getattr(sender, "request", None), "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()

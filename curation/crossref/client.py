@@ -90,13 +90,18 @@ class CrossrefClient:
         self.backoff, self.max_backoff, self.max_retry_after = backoff, max_backoff, max_retry_after
         self._sleep = sleep
         redis_client = _redis() if throttle is None or cache is None else None
+        # The deployment's REDIS_KEY_PREFIX first, as the broker's and the cache's keys have it:
+        # two deployments (or CI runs) on one Redis never share a throttle or cached answers.
+        prefix = f"{settings.REDIS_KEY_PREFIX}:" if settings.REDIS_KEY_PREFIX else ""
         self.throttle: Throttle = throttle or (
-            RedisThrottle(redis_client, f"citerec:throttle:{SOURCE}", rate_per_second, sleep=sleep)
+            RedisThrottle(
+                redis_client, f"{prefix}citerec:throttle:{SOURCE}", rate_per_second, sleep=sleep
+            )
             if redis_client is not None
             else LocalThrottle(rate_per_second, sleep=sleep)
         )
         self.cache: ResponseCache = cache or (
-            RedisCache(redis_client, f"citerec:{SOURCE}:") if redis_client else MemoryCache()
+            RedisCache(redis_client, f"{prefix}citerec:{SOURCE}:") if redis_client else MemoryCache()
         )
         agent = (
             f"{VERSION} (https://github.com/citerec; mailto:{self.mailto})"

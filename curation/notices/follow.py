@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from curation.bulk_sql import insert_rows, update_rows
 from curation.history import event_model
 from curation.models import Observation, StandingNotice
 from curation.records import no_event_sentence
@@ -139,15 +140,14 @@ def store_computed_notices(
                 setattr(notice, name, values[name])
             notice.origin, notice.refreshed_at = Origin.COMPUTED, now
             updated.append(notice)
-    if created:
-        StandingNotice.objects.bulk_create(created)
-    if updated:
-        StandingNotice.objects.bulk_update(updated, [*_NOTICE_FIELDS, "origin", "refreshed_at"])
+    # One statement per table, the rows as one JSON parameter (curation.bulk_sql).
+    insert_rows(StandingNotice, created)
+    update_rows(StandingNotice, updated, [*_NOTICE_FIELDS, "origin", "refreshed_at"])
     if substantive and bump_revision:
         for observation in substantive:
             observation.revision += 1
             observation.changed_at = now
-        Observation.objects.bulk_update(substantive, ["revision", "changed_at"])
+        update_rows(Observation, substantive, ["revision", "changed_at"])
     return len(substantive), len(observations)
 
 
@@ -183,17 +183,25 @@ def standing_notices_follow_links(
     record's notice. Works nobody has asked about yet are queued for a refresh on commit.
     """
     ids = sorted(set(observation_ids))
-    now = timezone.now()
-    changed = 0
-    asked: list[int] = []
+    locked: list[Observation] = []
     for start in range(0, len(ids), _CHUNK):
         chunk = Observation.objects.filter(pk__in=ids[start : start + _CHUNK])
         if changed_at is not None:
             chunk = chunk.filter(changed_at=changed_at)
-        followed = [o for o in locked_with_notices(chunk) if not _still_imported(o)]
-        changed += store_computed_notices(followed, now, bump_revision=False)[0]
-        asked += [o.cited_work_id for o in followed if o.cited_work_id is not None]
-    _refresh_never_asked(asked)
+        locked += locked_with_notices(chunk)
+    return standing_notices_follow(locked)
+
+
+def standing_notices_follow(observations: Iterable[Observation]) -> int:
+    """standing_notices_follow_links for observations in hand: locked in this transaction, as
+    written (their link, resolution and notice current, `locked_with_notices`)."""
+    now = timezone.now()
+    followed = [o for o in observations if not _still_imported(o)]
+    changed = 0
+    for start in range(0, len(followed), _CHUNK):
+        part = followed[start : start + _CHUNK]
+        changed += store_computed_notices(part, now, bump_revision=False)[0]
+    _refresh_never_asked([o.cited_work_id for o in followed if o.cited_work_id is not None])
     return changed
 
 

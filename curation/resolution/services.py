@@ -10,13 +10,18 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Field, Max, Model, Q, QuerySet
+from django.db.models import Max, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from curation.audit import Actor, audited
+from curation.bulk_sql import insert_rows, update_rows
 from curation.models import CitedWork, Observation, Paper, Resolution
-from curation.notices.follow import standing_notices_follow_links
+from curation.notices.follow import (
+    locked_with_notices,
+    standing_notices_follow,
+    standing_notices_follow_links,
+)
 from curation.references import parse_reference
 from curation.resolution.models import (
     PinnedDisagreement,
@@ -86,17 +91,23 @@ def observation_input(observation: Observation) -> ReferenceInput:
 class _Links:
     """The papers and canonical works a batch of verdicts links to, fetched together."""
 
-    def __init__(self, verdicts: Sequence[Verdict], observation_ids: Sequence[Any] = ()) -> None:
-        # Lock the batch's observations in one statement, and read their resolutions in one.
-        self.observations = {
-            o.pk: o for o in Observation.objects.select_for_update().filter(pk__in=observation_ids)
-        }
+    def __init__(
+        self,
+        verdicts: Sequence[Verdict],
+        observation_ids: Sequence[Any] = (),
+        locked: Sequence[Observation] | None = None,
+    ) -> None:
+        # The batch's observations locked, with their resolutions and notices, in one statement
+        # (or already so by the caller: `locked`).
+        if locked is None:
+            locked = list(_locked(Observation.objects.filter(pk__in=observation_ids)))
+        self.observations = {o.pk: o for o in locked}
         self.resolutions = {
-            r.observation_id: r
-            for r in Resolution.objects.filter(observation_id__in=observation_ids)
+            o.pk: o.resolution for o in locked if getattr(o, "resolution", None) is not None
         }
         arxiv_ids = {v.arxiv_id for v in verdicts if v.verified and v.arxiv_id}
-        self.papers = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=arxiv_ids)}
+        papers = Paper.objects.filter(arxiv_id__in=arxiv_ids).only("id", "arxiv_id", "doi", "title")
+        self.papers = {p.arxiv_id: p for p in papers}
         dois = {v.doi for v in verdicts if v.verified and v.doi}
         dois |= {p.doi.lower() for p in self.papers.values() if p.doi}
         self.by_doi: dict[str, CitedWork] = {}
@@ -201,38 +212,12 @@ class _Pending:
     observation_fields: set[str] = field(default_factory=set)
 
     def flush(self) -> None:
-        """Write everything gathered."""
-        if self.created:
-            Resolution.objects.bulk_create(self.created)
-        if self.updated:
-            _update_rows(Resolution, self.updated, _RESOLUTION_FIELDS)
-        if self.observations:
-            fields = sorted(self.observation_fields | {"revision", "changed_at"})
-            _update_rows(Observation, self.observations, fields)
-
-
-def _update_rows(model: type[Model], rows: Sequence[Model], names: Sequence[str]) -> None:
-    """Write these columns of these rows in one `UPDATE ... FROM (VALUES ...)` statement.
-
-    Django's bulk_update builds a `CASE WHEN pk = ... THEN ...` per row and column: quadratic
-    in the batch, and most of a chunk's time in Python and in PostgreSQL alike.
-    """
-    meta = model._meta
-    fields: list[Field[Any, Any]] = [meta.pk, *(meta.get_field(n) for n in names)]  # type: ignore[list-item]
-    quote = connection.ops.quote_name
-    columns = [quote(str(f.column)) for f in fields]
-    row = "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in fields) + ")"
-    params = [
-        f.get_db_prep_save(getattr(obj, f.attname), connection) for obj in rows for f in fields
-    ]
-    sets = ", ".join(f"{c} = v.{c}" for c in columns[1:])
-    sql = (
-        f"UPDATE {quote(meta.db_table)} AS t SET {sets} "
-        f"FROM (VALUES {', '.join([row] * len(rows))}) AS v({', '.join(columns)}) "
-        f"WHERE t.{columns[0]} = v.{columns[0]}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        """Write everything gathered: one statement per table (Django's bulk_update builds a
+        `CASE WHEN` per row and column, quadratic in the batch)."""
+        insert_rows(Resolution, self.created)
+        update_rows(Resolution, self.updated, _RESOLUTION_FIELDS)
+        fields = sorted(self.observation_fields | {"revision", "changed_at"})
+        update_rows(Observation, self.observations, fields)
 
 
 _RESOLUTION_FIELDS = [
@@ -353,9 +338,13 @@ class BatchOutcome:
 
 
 def observations_resolve(
-    *, observations: Sequence[Observation], actor: Actor, reason: str
+    *, observations: Sequence[Observation], actor: Actor, reason: str, locked: bool = False
 ) -> BatchOutcome:
-    """Resolve observations and write the verdicts; one bad item never stops the batch."""
+    """Resolve observations and write the verdicts; one bad item never stops the batch.
+
+    `locked`: the caller's transaction has locked these observations already, with their
+    resolutions and notices (`_locked`), so they are not read again.
+    """
     outcome = BatchOutcome(errors=[])
     prepared: list[Prepared] = []
     for observation in observations:
@@ -369,30 +358,41 @@ def observations_resolve(
     # One transaction for the batch (one commit, not one per observation). The fast path writes
     # the whole batch at once; if any item fails, the batch is redone with a savepoint per item
     # so only the failing one is left out. Notices follow the links it wrote, in the same transaction.
-    followed = [p.observation.pk for p in prepared]
     with audited(actor, reason):
         try:
             with transaction.atomic():
-                results = _write_batch(prepared, verdicts, now)
-                standing_notices_follow_links(followed, changed_at=now)
+                links = _links_for(prepared, verdicts, list(observations) if locked else None)
+                results = _write_batch(prepared, verdicts, now, links)
+                # The rows in hand are the rows written: no need to read them back.
+                written = [o for o in links.observations.values() if o.changed_at == now]
+                standing_notices_follow(written)
         except DATABASE_UNAVAILABLE:
             raise  # the connection is gone: item by item would only fail each item too
         except Exception:  # noqa: BLE001 - fall back to item by item
             log.warning("batch write failed; retrying observation by observation", exc_info=True)
             with transaction.atomic():
+                # Read again: the rows in hand hold what the rolled-back batch wrote.
                 results = _write_each(prepared, verdicts, now, outcome)
-                standing_notices_follow_links(followed, changed_at=now)
+                standing_notices_follow_links([p.observation.pk for p in prepared], changed_at=now)
     for result in results:
         setattr(outcome, result, getattr(outcome, result) + 1)
     return outcome
 
 
-def _links_for(prepared: list[Prepared], verdicts: list[Verdict]) -> _Links:
-    return _Links(verdicts, [p.observation.pk for p in prepared])
+def _locked(observations: QuerySet[Observation]) -> QuerySet[Observation]:
+    """Lock observations (primary-key order), with their resolutions and notices selected."""
+    return locked_with_notices(observations)
 
 
-def _write_batch(prepared: list[Prepared], verdicts: list[Verdict], now: datetime) -> list[str]:
-    links = _links_for(prepared, verdicts)
+def _links_for(
+    prepared: list[Prepared], verdicts: list[Verdict], locked: list[Observation] | None = None
+) -> _Links:
+    return _Links(verdicts, [p.observation.pk for p in prepared], locked)
+
+
+def _write_batch(
+    prepared: list[Prepared], verdicts: list[Verdict], now: datetime, links: _Links
+) -> list[str]:
     pending = _Pending()
     results = [
         _apply_verdict(p, v, now, links, pending) for p, v in zip(prepared, verdicts, strict=True)
@@ -439,6 +439,9 @@ def select_observations(
     return queryset.order_by("pk")
 
 
+RUN_CREATE_BATCH = 200  # chunks written per statement while a run is created
+
+
 @transaction.atomic
 def run_create(
     *,
@@ -447,17 +450,41 @@ def run_create(
     actor: Actor,
     reason: str,
     chunk_size: int = CHUNK_SIZE,
+    job_id: str | None = None,
 ) -> ResolutionRun:
-    """Create a run and its chunks; the chunks are what workers pick up."""
-    ids = [str(pk) for pk in observations.values_list("pk", flat=True)]
-    run = ResolutionRun.objects.create(
-        selection=selection, reason=reason, actor=actor.name, total=len(ids)
-    )
-    ResolutionChunk.objects.bulk_create(
-        ResolutionChunk(run=run, number=n, observation_ids=ids[i : i + chunk_size])
-        for n, i in enumerate(range(0, len(ids), chunk_size))
-    )
-    if not ids:
+    """Create a run and its chunks; the chunks are what workers pick up.
+
+    `job_id` (the Celery job creating it) makes creation idempotent: a job delivered again (its
+    worker was lost, or it outlasted the broker's visibility timeout) gets the run the first
+    delivery made, never a second run over the same observations. The ids are streamed into
+    chunks a batch at a time, so memory stays bounded whatever the selection.
+    """
+    if job_id is not None:
+        # Serialises deliveries of one job: the second waits for the first's commit, then finds it.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"run-create:{job_id}"])
+        existing = ResolutionRun.objects.filter(selection__job=job_id).order_by("pk").first()
+        if existing is not None:
+            log.warning("job %s was delivered again: run %s exists already", job_id, existing.pk)
+            return existing
+        selection = {**selection, "job": job_id}
+    run = ResolutionRun.objects.create(selection=selection, reason=reason, actor=actor.name)
+    total, number, batch, ids = 0, 0, [], []
+    for pk in observations.values_list("pk", flat=True).iterator(chunk_size=10 * chunk_size):
+        ids.append(str(pk))
+        total += 1
+        if len(ids) == chunk_size:
+            batch.append(ResolutionChunk(run=run, number=number, observation_ids=ids))
+            number, ids = number + 1, []
+            if len(batch) == RUN_CREATE_BATCH:
+                ResolutionChunk.objects.bulk_create(batch)
+                batch = []
+    if ids:
+        batch.append(ResolutionChunk(run=run, number=number, observation_ids=ids))
+    ResolutionChunk.objects.bulk_create(batch)
+    run.total = total
+    run.save(update_fields=["total"])
+    if not total:
         ResolutionRun.objects.filter(pk=run.pk).update(
             status=RunStatus.DONE, finished_at=timezone.now()
         )
@@ -519,8 +546,11 @@ def chunk_resolve(*, chunk_id: int, actor: Actor) -> ChunkOutcome:
         if not leased:  # another worker held it a moment ago and let go without finishing
             log.info("chunk %s: taken after another worker let go of it", chunk_id)
         run = ResolutionRun.objects.only("pk", "reason").get(pk=chunk.run_id)
-        observations = list(Observation.objects.filter(pk__in=chunk.observation_ids).order_by("pk"))
-        outcome = observations_resolve(observations=observations, actor=actor, reason=run.reason)
+        # Read once, locked: what the verdicts are computed from is what they are written over.
+        observations = list(_locked(Observation.objects.filter(pk__in=chunk.observation_ids)))
+        outcome = observations_resolve(
+            observations=observations, actor=actor, reason=run.reason, locked=True
+        )
         now = timezone.now()
         ResolutionChunk.objects.filter(pk=chunk.pk).update(done_at=now, last_error="")
         _run_count(run.pk, len(chunk.observation_ids), outcome, now)

@@ -12,7 +12,9 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
+from django.db.models import QuerySet
 
+from citerec.celery import app
 from curation.models import Observation
 from curation.resolution import services
 from curation.resolution.schedule import (
@@ -24,6 +26,7 @@ from curation.tasks import task_actor
 
 log = logging.getLogger(__name__)
 
+QUEUE = "resolution"  # where these jobs are routed (settings.CELERY_TASK_ROUTES)
 REQUEUE_REASON = "catalogue grew: retry unresolved and malformed references"
 
 
@@ -77,27 +80,56 @@ def dispatch_run(run_id: int) -> int:
     return len(chunk_ids)
 
 
+def resolution_jobs_waiting() -> int:
+    """Return how many jobs wait on the broker's resolution queue (0 when tasks run eagerly)."""
+    if app.conf.task_always_eager:
+        return 0
+    with app.connection_for_read() as conn:
+        # Declared as the publisher declares it (idempotent); a passive declare would not do:
+        # kombu's Redis transport checks existence without REDIS_KEY_PREFIX and says "no queue".
+        declared = app.amqp.queues[QUEUE].bind(conn.default_channel).queue_declare()
+        return int(declared.message_count)
+
+
 @shared_task(bind=True, name="curation.resolution.tasks.redispatch_stale_runs", acks_late=True)
 def redispatch_stale_runs(self: Task, minutes: float = STALE_RUN_MINUTES) -> list[int]:
-    """Re-queue the unfinished chunks of runs nothing has touched for `minutes`."""
+    """Re-queue the unfinished chunks of runs nothing has touched for `minutes`.
+
+    Not while jobs wait on the resolution queue: a run behind a long backlog is untouched only
+    because its chunks have not come up yet, and queueing them again would only lengthen the
+    backlog (every sweep once more). A run whose messages were lost is re-queued once the
+    queue has drained.
+    """
     run_ids = services.stale_runs(minutes=minutes)
+    if run_ids and (waiting := resolution_jobs_waiting()):
+        log.info(
+            "runs %s look stale but %s jobs wait on %s: not queued again", run_ids, waiting, QUEUE
+        )
+        return []
     for run_id in run_ids:
         queued = dispatch_run(run_id)
         log.warning("run %s was stale: %s unfinished chunks queued again", run_id, queued)
     return run_ids
 
 
+def _run_for_job(
+    task: Task, observations: QuerySet[Observation], selection: dict[str, Any], reason: str
+) -> int:
+    """Create the job's run (once per job: a re-delivered job gets the same run) and queue it."""
+    run = services.run_create(
+        observations=observations, selection=selection, actor=task_actor(task), reason=reason,
+        job_id=task.request.id,
+    )  # fmt: skip
+    dispatch_run(run.pk)  # again on a re-delivery: chunks done already are skipped by the workers
+    return run.pk
+
+
 @shared_task(bind=True, name="curation.resolution.tasks.resolve_paper", acks_late=True)
 def resolve_paper(self: Task, arxiv_id: str, reason: str) -> int:
     """Resolve every current observation of one paper as a run; return the run id."""
-    run = services.run_create(
-        observations=services.select_observations(paper_id=arxiv_id),
-        selection={"paper": arxiv_id},
-        actor=task_actor(self),
-        reason=reason,
+    return _run_for_job(
+        self, services.select_observations(paper_id=arxiv_id), {"paper": arxiv_id}, reason
     )
-    dispatch_run(run.pk)
-    return run.pk
 
 
 @shared_task(bind=True, name="curation.resolution.tasks.resolve_batch", acks_late=True)
@@ -105,24 +137,13 @@ def resolve_batch(
     self: Task, reason: str, state: str | None = None, everything: bool = False
 ) -> int:
     """Resolve observations by state (or all of them) as a run in chunks; return the run id."""
-    run = services.run_create(
-        observations=services.select_observations(state=state, everything=everything),
-        selection={"state": state, "all": everything},
-        actor=task_actor(self),
-        reason=reason,
+    selection = {"state": state, "all": everything}
+    return _run_for_job(
+        self, services.select_observations(state=state, everything=everything), selection, reason
     )
-    dispatch_run(run.pk)
-    return run.pk
 
 
 @shared_task(bind=True, name="curation.resolution.tasks.requeue_after_import", acks_late=True)
 def requeue_after_import(self: Task, reason: str = REQUEUE_REASON) -> int:
     """Re-resolve unpinned unresolved and malformed observations after a catalogue grew."""
-    run = services.run_create(
-        observations=services.retry_candidates(),
-        selection={"requeue": "catalogue import"},
-        actor=task_actor(self),
-        reason=reason,
-    )
-    dispatch_run(run.pk)
-    return run.pk
+    return _run_for_job(self, services.retry_candidates(), {"requeue": "catalogue import"}, reason)

@@ -20,6 +20,7 @@ from django.utils import timezone
 from .. import history
 from ..audit import Actor, audited
 from ..history import event_model
+from ..limits import current_limits
 from ..models import Observation, Paper, Resolution
 from ..notices.follow import standing_notice_revert, standing_notices_follow_links
 from ..states import VERIFIED_STATUSES, Origin, ResolutionStatus, ResolverSource
@@ -262,6 +263,7 @@ def observation_correct(
     unknown = set(changes) - set(CORRECTABLE_FIELDS)
     if unknown:
         raise CurationError(f"cannot correct {', '.join(sorted(unknown))}")
+    _check_text_sizes(changes)
     with audited(actor, reason):
         current = lock(observation, expected_revision)
         for name, value in changes.items():
@@ -271,6 +273,18 @@ def observation_correct(
         current.changed_at = timezone.now()
         current.save()
     return current
+
+
+def _check_text_sizes(changes: dict[str, Any]) -> None:
+    """Refuse a title or venue longer than the limit a record import allows (curation.limits)."""
+    limits = current_limits()
+    for name in ("work_title", "work_venue"):
+        value = changes.get(name)
+        if isinstance(value, str) and len(value) > limits.string_chars:
+            what = limits.describe("string_chars", "characters")
+            raise CurationError(f"{name} of {len(value):,} characters is longer than {what}")
+        if isinstance(value, str) and "\x00" in value:
+            raise CurationError(f"{name} contains a NUL character")
 
 
 @transaction.atomic

@@ -202,3 +202,15 @@ def test_redis_throttle_is_shared_between_workers() -> None:
     one.wait()
     server.delete(key)
     assert waits == [0.25, 0.5, 5.0]
+
+
+@pytest.mark.parametrize("prefix", ["ci-run-7", ""])
+def test_redis_keys_carry_the_deployment_prefix(settings, prefix: str) -> None:
+    pytest.importorskip("redis")
+    settings.REDIS_URL = "redis://127.0.0.1:6379/14"  # never contacted: only the keys are read
+    settings.REDIS_KEY_PREFIX = prefix
+    client = CrossrefClient(offline=True)
+    assert isinstance(client.throttle, RedisThrottle)
+    start = f"{prefix}:citerec:" if prefix else "citerec:"
+    assert client.throttle.key == f"{start}throttle:crossref"
+    assert client.cache._prefix == f"{start}crossref:"  # type: ignore[attr-defined]

@@ -11,6 +11,7 @@ import threading
 from typing import Any
 
 import pytest
+from django.apps import apps
 from django.core.management import call_command
 from django.db import OperationalError, connection, connections
 from django.utils import timezone
@@ -183,3 +184,71 @@ def test_admin_action_resumes_runs(admin_client: Any) -> None:
     assert messages == [f"run {run.pk}: 1 unfinished chunks queued again"], response.content[-3000:]
     run.refresh_from_db()
     assert run.status == RunStatus.DONE  # tasks run in process in tests
+
+
+@pytest.mark.django_db
+def test_a_job_delivered_again_gets_the_run_it_made_not_a_second_one() -> None:
+    make_run(count=10, chunk_size=4)
+    ResolutionRun.objects.all().delete()  # keep the observations, start from no run
+    job = "4b1c0d5e-job-delivered-twice"
+    delivery = tasks.resolve_batch.apply(kwargs={"reason": "all", "everything": True}, task_id=job)
+    run = ResolutionRun.objects.get(pk=delivery.get())
+    assert (run.selection, run.total, run.status) == (
+        {"state": None, "all": True, "job": job}, 10, RunStatus.DONE,
+    )  # fmt: skip
+    assert [len(c.observation_ids) for c in chunks(run)] == [10]
+    again = tasks.resolve_batch.apply(kwargs={"reason": "all", "everything": True}, task_id=job)
+    assert again.get() == run.pk
+    assert ResolutionRun.objects.count() == 1 and ResolutionChunk.objects.count() == 1
+    assert Resolution.objects.count() == 10
+    events = apps.get_model("curation", "ResolutionEvent").objects
+    assert events.count() == 10  # the second delivery resolved nothing again
+    other = tasks.resolve_batch.apply(kwargs={"reason": "all", "everything": True})
+    assert other.get() != run.pk  # another job is another run
+
+
+@pytest.mark.django_db
+def test_run_creation_streams_a_selection_into_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(services, "RUN_CREATE_BATCH", 2)  # several chunk statements
+    run = make_run(count=11, chunk_size=2)
+    got = chunks(run)
+    assert [c.number for c in got] == [0, 1, 2, 3, 4, 5] and run.total == 11
+    ids = [i for c in got for i in c.observation_ids]
+    expected = services.select_observations(everything=True).values_list("pk", flat=True)
+    assert ids == [str(pk) for pk in expected]
+
+
+@pytest.fixture
+def broker_queue() -> Any:
+    """Jobs published to the real broker (not run in process); the resolution queue is emptied
+    before and after."""
+    if not str(app.conf.broker_url).startswith("redis"):
+        pytest.skip("needs the Redis broker (REDIS_URL)")
+    eager, app.conf.task_always_eager = app.conf.task_always_eager, False
+
+    def purge() -> None:
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_purge(tasks.QUEUE)
+
+    purge()
+    try:
+        yield
+    finally:
+        purge()
+        app.conf.task_always_eager = eager
+
+
+@pytest.mark.django_db
+def test_a_run_waiting_behind_a_backlog_is_not_queued_again(broker_queue: None) -> None:
+    stale = make_run(count=8)
+    old = timezone.now() - dt.timedelta(hours=1)
+    ResolutionRun.objects.filter(pk=stale.pk).update(created_at=old, dispatched_at=old)
+    assert services.stale_runs(minutes=15) == [stale.pk]
+    tasks.resolve_chunk.delay(chunks(stale)[0].pk)  # a job still waiting its turn
+    assert tasks.resolution_jobs_waiting() == 1
+    assert tasks.redispatch_stale_runs.run() == []
+    assert tasks.resolution_jobs_waiting() == 1  # nothing added to the backlog
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(tasks.QUEUE)  # the backlog drained; this run's job lost
+    assert tasks.redispatch_stale_runs.run() == [stale.pk]
+    assert tasks.resolution_jobs_waiting() == 2  # its two unfinished chunks, once each

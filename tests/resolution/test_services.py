@@ -137,7 +137,8 @@ def test_catalogue_import_requeues_unresolved_unpinned(tmp_path: Path) -> None:
                  stdout=io.StringIO(), verbosity=0)  # fmt: skip
     assert Observation.objects.get(pk=obs.pk).resolution.status == "verified_exact"
     run = ResolutionRun.objects.get()
-    assert run.selection == {"requeue": "catalogue import"} and run.total == 1
+    assert run.selection == {"requeue": "catalogue import", "job": run.selection["job"]}
+    assert run.total == 1
     assert Observation.objects.get(pk=pinned.pk).revision == 1
 
 

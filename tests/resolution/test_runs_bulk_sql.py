@@ -1,0 +1,72 @@
+"""curation.bulk_sql: rows written through one JSON parameter read back exactly as Django writes
+them, with their history under the audit context."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import pytest
+from django.apps import apps
+from django.utils import timezone
+
+from curation.audit import Actor, audited
+from curation.bulk_sql import insert_rows, update_rows
+from curation.models import Observation, Paper, Resolution
+
+pytestmark = pytest.mark.django_db
+
+ACTOR = Actor.command("test")
+AWKWARD = "O'Brien \"quoted\" \\ back, ünïcødé ✓ 日本, {braces} [1], %s %(x)s"
+
+
+def test_inserted_and_updated_rows_read_back_exactly_with_history() -> None:
+    stamp = timezone.make_aware(dt.datetime(2026, 3, 4, 5, 6, 7, 890123), dt.UTC)
+    with audited(ACTOR, "setup"):
+        paper = Paper.objects.create(arxiv_id="2501.00002", title="Citing")
+        made = [
+            Observation(paper=paper, source="t", reference_index=i, raw_text=AWKWARD if i else None,
+                        normalized_text=f"n{i}", source_observed_at=stamp, changed_at=stamp,
+                        work_year=None if i else 1999)
+            for i in range(3)
+        ]  # fmt: skip
+        Observation.objects.bulk_create(made)
+    evidence = {"text": AWKWARD, "nested": [1, 2.5, None, True, {"k": "v"}], "at": "2026"}
+    with audited(ACTOR, "bulk write"):
+        resolutions = [
+            Resolution(observation=o, status="unresolved", resolver_source="raw_fallback",
+                       origin="computed", resolver_version="v", evidence=evidence,
+                       observed_at=stamp)
+            for o in made
+        ]  # fmt: skip
+        insert_rows(Resolution, resolutions)
+        for o in made:
+            o.work_title, o.revision, o.changed_at = AWKWARD, o.revision + 1, stamp
+        made[1].work_title = None
+        update_rows(Observation, made, ["work_title", "revision", "changed_at"])
+    assert all(not r._state.adding for r in resolutions)
+    stored = {r.observation_id: r for r in Resolution.objects.all()}
+    assert set(stored) == {o.pk for o in made}
+    for r in stored.values():
+        assert (r.evidence, r.observed_at, r.status, r.origin) == (
+            evidence, stamp, "unresolved", "computed",
+        )  # fmt: skip
+    again = {o.pk: o for o in Observation.objects.all()}
+    assert [again[o.pk].work_title for o in made] == [AWKWARD, None, AWKWARD]
+    assert [again[o.pk].revision for o in made] == [2, 2, 2]
+    assert again[made[0].pk].work_year == 1999 and again[made[1].pk].raw_text == AWKWARD
+    assert isinstance(made[0].pk, uuid.UUID)
+    events = apps.get_model("curation", "ResolutionEvent").objects.filter(pgh_label="insert")
+    assert events.count() == 3
+    updates = apps.get_model("curation", "ObservationEvent").objects.filter(pgh_label="update")
+    assert updates.count() == 3
+    reasons = {e.pgh_context.metadata.get("reason") for e in [*events, *updates]}
+    assert reasons == {"bulk write"}
+
+
+def test_writes_outside_an_audit_context_are_refused() -> None:
+    with audited(ACTOR, "setup"):
+        paper = Paper.objects.create(arxiv_id="2501.00003", title="Citing")
+    paper.title = "changed"
+    with pytest.raises(Exception, match="(?i)context|audit"):
+        update_rows(Paper, [paper], ["title"])
