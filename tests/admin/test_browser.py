@@ -4,54 +4,15 @@ check the history and the record page. Screenshots go to artifacts/admin/."""
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import missing_service
+from tests.browser import login, shot
 
-from .conftest import CITING, PASSWORD
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "admin"
+from .conftest import CITING
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    if not shutil.which(CHROMIUM):
-        missing_service(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test
-    # itself are still plain synchronous calls.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with playwright_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield launched
-        launched.close()
-
-
-def login(browser: Any, base: str, username: str) -> Any:
-    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    page.goto(f"{base}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}/admin/")
-    return page
-
-
-def shot(page: Any, name: str) -> None:
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
 def test_a_curator_fixes_references_reverts_and_checks_history(live_server: Any, browser: Any, resolved: Any, alice: Any) -> None:

@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from .helpers import fresh, last_context
-from .test_browser import browser, login, shot
+from tests.browser import login, shot
 
-__all__ = ["browser"]  # the fixture, shared with the curator's-day test
+from .helpers import fresh, last_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
