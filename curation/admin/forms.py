@@ -29,6 +29,10 @@ class DecisionForm(forms.Form):
     was then shown, and saving it again needs an explicit `choice` made on that revision.
     """
 
+    # The page's one Decide form holds every decision's fields: the server checks what the
+    # chosen decision needs (a browser would refuse to submit over another decision's blanks).
+    use_required_attribute = False
+
     revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     reason = forms.CharField(
         max_length=500,

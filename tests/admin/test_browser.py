@@ -26,7 +26,7 @@ def test_a_curator_fixes_references_reverts_and_checks_history(live_server: Any,
     # An unresolved reference with two equally good candidates: accept the second.
     page.click("text=[1]")
     shot(page, "02-unresolved-reference")
-    page.fill("#id_accept_candidate_reason", "Same authors; the v2 paper is the one cited")
+    page.fill("#id_reason", "Same authors; the v2 paper is the one cited")
     page.click("button[value='arXiv:2301.00002']")
     assert page.locator("#cr-status").inner_text() == "verified_exact"
     assert "2301.00002" in page.locator("#cr-linked").inner_text()
@@ -35,9 +35,10 @@ def test_a_curator_fixes_references_reverts_and_checks_history(live_server: Any,
     # A mismatch: link the arXiv id of the paper the title names.
     page.goto(f"{base}/admin/curation/observation/?queue=live")
     page.click("text=[2]")
+    page.check("#cr-do-link")
     page.fill("#id_link_identifier", "arXiv:2302.00003")
-    page.fill("#id_link_reason", "The title is the checkpointing paper")
-    page.click("#cr-link button")
+    page.fill("#id_reason", "The title is the checkpointing paper")
+    page.click("#cr-save")
     assert page.locator("#cr-status").inner_text() == "verified_exact"
     shot(page, "04-mismatch-linked")
 
@@ -71,10 +72,11 @@ def test_two_browser_sessions_cannot_lose_an_update(live_server: Any, browser: A
     first, second = login(browser, base, "alice"), login(browser, base, "bob")
     first.goto(url)
     second.goto(url)
-    first.fill("#id_set_state_reason", "Alice: this is an author fragment")
+    first.check("#cr-do-set_state")
     first.select_option("#id_set_state_status", "parse_uncertain")
-    first.click("#cr-state button")
-    second.fill("#id_accept_candidate_reason", "Bob: the first candidate")
+    first.fill("#id_reason", "Alice: this is an author fragment")
+    first.click("#cr-save")
+    second.fill("#id_reason", "Bob: the first candidate")
     second.click("button[value='arXiv:2301.00001']")
     assert second.locator("#cr-stale").count() == 1
     assert "Alice: this is an author fragment" in second.locator("#cr-stale").inner_text()
