@@ -162,9 +162,16 @@ def seen_pairs(observations: Any) -> list[str]:
 
 
 class RevertForm(DecisionForm):
-    """Restore the observation as it was at one history event."""
+    """Restore the observation as it was at one of its revisions (or at one history event)."""
 
-    event_id = forms.IntegerField(widget=forms.HiddenInput)
+    to_revision = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+    event_id = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+    def clean(self) -> dict[str, Any] | None:
+        data = super().clean() or {}
+        if data.get("to_revision") is None and data.get("event_id") is None:
+            raise forms.ValidationError("say which revision to go back to")
+        return data
 
 
 class BulkForm(forms.Form):

@@ -94,7 +94,8 @@ def decision_data(posted: QueryDict) -> QueryDict:
 class ObservationAdmin(admin.ModelAdmin):
     """The work queue and the curator's page for one reference."""
 
-    list_display = ("reference", "text", "state", "best_candidate", "flags")
+    # Three columns: they fit beside both sidebars at 1,280 px (state and flags go with the number).
+    list_display = ("reference", "text", "best_candidate")
     list_display_links = ("reference",)
     list_filter = (QueueFilter, StateFilter, ResolverSourceFilter, PinnedFilter, PaperFilter)
     list_per_page = 50
@@ -132,11 +133,12 @@ class ObservationAdmin(admin.ModelAdmin):
         term = search_term.strip()
         return (text_search(queryset, term) if term else queryset), False
 
-    @admin.display(description="reference", ordering="reference_index")
+    @admin.display(description="reference, state", ordering="reference_index")
     def reference(self, obj: Observation) -> str:
         return format_html(
-            '<span class="cr-paper">{}</span> <b>[{}]</b>', obj.paper.arxiv_id, obj.reference_index
-        )
+            '<span class="cr-paper">{}</span>&nbsp;<b>[{}]</b><br>{}{}',
+            obj.paper.arxiv_id, obj.reference_index, self.state(obj), self.flags(obj),
+        )  # fmt: skip
 
     @admin.display(description="reference text (or what the imported record describes)")
     def text(self, obj: Observation) -> str:
@@ -151,7 +153,7 @@ class ObservationAdmin(admin.ModelAdmin):
         status = resolution.status if resolution else "unresolved"
         source = resolution.resolver_source if resolution and resolution.resolver_source else ""
         return format_html(
-            '<span class="cr-state cr-state-{}">{}</span><br><span class="cr-muted">{}</span>',
+            '<span class="cr-state cr-state-{}">{}</span> <span class="cr-muted">{}</span>',
             status, status.replace("_", " "), source,
         )  # fmt: skip
 
@@ -187,7 +189,7 @@ class ObservationAdmin(admin.ModelAdmin):
             ("retired", obj.retired_at is not None),
         ]
         return format_html_join(
-            "", '<span class="cr-flag">{}</span>', ((k,) for k, on in shown if on)
+            "", ' <span class="cr-flag">{}</span>', ((k,) for k, on in shown if on)
         )
 
     # --- permissions: decisions go through the observation page, never the model form -----
@@ -264,6 +266,7 @@ class ObservationAdmin(admin.ModelAdmin):
             "title": f"{obj.paper.arxiv_id} reference {obj.reference_index}",
             "queue": walk,
             "self_url": walk.page_url(obj),
+            "skip_url": walk.skip_url(obj),
             "reasons_json": json.dumps(remembered_reasons(request), ensure_ascii=False),
         }
         return TemplateResponse(
@@ -313,7 +316,7 @@ class ObservationAdmin(admin.ModelAdmin):
             return self._render(
                 request, self._get(request, str(obj.pk)), status=400, bound=form, action=action
             )
-        remember_reason(request, data, form.cleaned_data["reason"])
+        remember_reason(request, request.POST, form.cleaned_data["reason"])
         if data.get("_next"):
             messages.success(request, f"{obj.paper.arxiv_id} [{obj.reference_index}]: {message}")
             return HttpResponseRedirect(self.walk(request).after(obj, request))

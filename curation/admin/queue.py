@@ -96,10 +96,14 @@ class QueueWalk:
         return self.page_url(following)
 
 
-def reason_key(data: QueryDict | dict[str, Any]) -> str:
-    """Return what a reason is remembered under: the decision, and the state it sets."""
-    action = str(data.get("action") or "")
-    return f"{action}:{data.get('status')}" if action == "set_state" else action
+def reason_key(posted: QueryDict) -> str:
+    """Return what a reason is remembered under: the decision, the state it sets, and for an
+    accepted candidate whether it was the top one (decide.js offers the same keys)."""
+    action = str(posted.get("do") or posted.get("action") or "")
+    candidate = posted.get("candidate")
+    if candidate:
+        return "accept_candidate" if candidate == posted.get("top_candidate") else "accept_candidate:other"
+    return f"{action}:{posted.get('status')}" if action == "set_state" else action
 
 
 def remember_reason(request: HttpRequest, data: QueryDict, reason: str) -> None:

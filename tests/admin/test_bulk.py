@@ -77,7 +77,7 @@ def test_merge_and_retire_are_revertible(resolved: Any, alice: Client) -> None:
     retired = fresh(resolved[3])
     assert retired.retired_at is not None
     history = alice.get(f"/admin/curation/observation/{retired.pk}/history/").content.decode()
-    assert "Revert to this version" in history
+    assert "Revert to revision" in history
     from django.apps import apps
 
     first = apps.get_model("curation", "ObservationEvent").objects.filter(pgh_obj_id=retired.pk).order_by("pgh_id").first()

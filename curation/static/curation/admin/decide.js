@@ -46,6 +46,27 @@
     form.requestSubmit(saveNext);
   }
 
+  function needReason(event) {
+    if (reason.value.trim()) { return; }
+    event.preventDefault();
+    reason.focus();
+    reason.placeholder = "Why? Type a reason, then Enter (it is offered again next time)";
+  }
+  // Any save needs a reason: ask for it here instead of a round trip that refuses it.
+  form.addEventListener("submit", function (event) {
+    if (event.submitter && event.submitter.name === "choice") { return; }
+    needReason(event);
+  });
+  // Accepting another candidate than the top one is its own kind of decision (its own reason).
+  document.querySelectorAll("button[name=candidate]").forEach(function (button) {
+    button.addEventListener("click", function (event) {
+      var top = form.querySelector("input[name=top_candidate]");
+      var key = top && top.value === button.value ? "accept_candidate" : "accept_candidate:other";
+      if (!typed) { reason.value = reasons[key] || ""; }
+      needReason(event);
+    });
+  });
+
   form.addEventListener("change", function (event) {
     if (event.target.name === "action" || event.target === status) { show(); }
   });
