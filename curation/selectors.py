@@ -163,7 +163,9 @@ WORK_QUEUES: dict[str, WorkQueue] = {
             "to fix",
             _LIVE
             & models.Q(no_canonical_record=False, pinned=False)
-            & (models.Q(resolution__status__in=_NEEDS_DECISION) | models.Q(resolution__isnull=True)),
+            & (
+                models.Q(resolution__status__in=_NEEDS_DECISION) | models.Q(resolution__isnull=True)
+            ),
         ),
         WorkQueue("decided", "decided by a curator", _LIVE & models.Q(pinned=True)),
         WorkQueue(

@@ -258,7 +258,13 @@ def _shown(o: Observation) -> dict[str, Any]:
     text, raw = best_text(o, limit=160)
     resolution = getattr(o, "resolution", None)
     top = top_candidate(resolution.evidence if resolution else None)
-    return {"o": o, "text": text, "raw": raw, "top": top, "agreement": agreement(top) if top else ""}
+    return {
+        "o": o,
+        "text": text,
+        "raw": raw,
+        "top": top,
+        "agreement": agreement(top) if top else "",
+    }
 
 
 def _confirm_context(action: BulkAction, rows: list[Observation]) -> dict[str, Any]:

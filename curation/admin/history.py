@@ -125,7 +125,9 @@ def summarise_evidence(evidence: Any) -> str:
             parts.append("identifiers found: " + "; ".join(named))
     ranked = candidates_from_evidence(evidence)
     if ranked:
-        best = ", ".join(f"{c.identifier} ({c.score if c.score is not None else '—'})" for c in ranked[:3])
+        best = ", ".join(
+            f"{c.identifier} ({c.score if c.score is not None else '—'})" for c in ranked[:3]
+        )
         parts.append(f"{len(ranked)} candidate{'s' if len(ranked) != 1 else ''}, best {best}")
     if evidence.get("repairs"):
         parts.append(f"{len(evidence['repairs'])} repair(s) of the text")

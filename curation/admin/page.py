@@ -81,7 +81,9 @@ def _parse(obj: Observation) -> dict[str, Any] | None:
     return parse_reference(obj.raw_text).to_dict()
 
 
-def _choices(obj: Observation, candidates: list[Any], same_text: int, proposal: bool) -> list[tuple[str, str, str]]:
+def _choices(
+    obj: Observation, candidates: list[Any], same_text: int, proposal: bool
+) -> list[tuple[str, str, str]]:
     """Return the decisions the Decide form offers here: (action, label, keyboard shortcut)."""
     offered = [
         ("accept_candidate", "Accept the top candidate", "a", bool(candidates)),
@@ -89,7 +91,12 @@ def _choices(obj: Observation, candidates: list[Any], same_text: int, proposal: 
         ("no_canonical_record", "No canonical record (software, web page, book)", "n", True),
         ("set_state", "Set a state", "s", True),
         ("correct", "Correct what the reference says", "c", True),
-        ("apply_same_text", f"Apply this decision to {same_text} with the same text", "", bool(same_text)),
+        (
+            "apply_same_text",
+            f"Apply this decision to {same_text} with the same text",
+            "",
+            bool(same_text),
+        ),
         ("split", "Split into several references", "", True),
         ("accept_proposal", "Accept the resolver's verdict (unpins)", "", proposal),
         ("unpin", "Unpin: hand back to the resolver", "", obj.pinned),

@@ -71,8 +71,8 @@ class QueueWalk:
         A row comparison on (paper, reference number, id): one index range scan, however deep
         in the queue. Past the end the walk starts again from the top (skipped references).
         """
-        queryset = self.queryset(request).exclude(pk=obj.pk).order_by(
-            "paper_id", "reference_index", "id"
+        queryset = (
+            self.queryset(request).exclude(pk=obj.pk).order_by("paper_id", "reference_index", "id")
         )
         after = queryset.extra(
             where=[
@@ -102,7 +102,11 @@ def reason_key(posted: QueryDict) -> str:
     action = str(posted.get("do") or posted.get("action") or "")
     candidate = posted.get("candidate")
     if candidate:
-        return "accept_candidate" if candidate == posted.get("top_candidate") else "accept_candidate:other"
+        return (
+            "accept_candidate"
+            if candidate == posted.get("top_candidate")
+            else "accept_candidate:other"
+        )
     return f"{action}:{posted.get('status')}" if action == "set_state" else action
 
 
