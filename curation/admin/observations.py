@@ -140,7 +140,7 @@ class ObservationAdmin(admin.ModelAdmin):
             obj.paper.arxiv_id, obj.reference_index, self.state(obj), self.flags(obj),
         )  # fmt: skip
 
-    @admin.display(description="reference text (or what the imported record describes)")
+    @admin.display(description="reference text (or what an imported record describes)")
     def text(self, obj: Observation) -> str:
         shown, raw = best_text(obj)
         if raw:
@@ -157,7 +157,7 @@ class ObservationAdmin(admin.ModelAdmin):
             status, status.replace("_", " "), source,
         )  # fmt: skip
 
-    @admin.display(description="top candidate (score 0–100)")
+    @admin.display(description="top candidate, score 0–100")
     def best_candidate(self, obj: Any) -> str:
         if not (obj.best_arxiv or obj.best_doi):
             return "—"

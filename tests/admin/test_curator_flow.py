@@ -61,6 +61,9 @@ def _screens(browser: Any, base: str, plan: dict[int, Planned], before: bool) ->
             page.goto(base + url)
             shot(page, f"flow-{name}-{width}")
             widths.setdefault(name, {})[width] = page_width(page)
+            if "queue" in name and width == 1280:  # every column in view, none scrolled away
+                last = page.locator("#result_list thead th").last.bounding_box()
+                assert last is not None and last["x"] + last["width"] <= width, (name, last)
         page.context.close()
     return widths
 

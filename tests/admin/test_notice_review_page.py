@@ -5,6 +5,9 @@ under a title that names the event and the work; nothing hidden or wider than th
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,16 +34,19 @@ def test_a_notice_review_reads_as_fields_with_links(
     _refresh_micpro(crossref)
     review = _review(CONCERN)
     base = live_server.url
+    widths: dict[str, dict[int, int]] = {}
     for width in (1280, 390):
         page = login(browser, base, "nora", width=width, height=900)
         page.goto(f"{base}/admin/notices/noticereview/")
         shot(page, f"notice-queue-{width}")
+        widths.setdefault("notice-queue", {})[width] = page_width(page)
         assert page_width(page) <= width
         if width == 1280:  # every column of the queue is in view
             last = page.locator("#result_list thead th").last.bounding_box()
             assert last is not None and last["x"] + last["width"] <= width
         page.goto(f"{base}/admin/notices/noticereview/{review.pk}/change/")
         shot(page, f"notice-review-{width}")
+        widths.setdefault("notice-review", {})[width] = page_width(page)
         assert page_width(page) <= width
         heading = page.inner_text("#content h1")
         assert heading.startswith("Expression of concern of “") or " of “" in heading, heading
@@ -53,3 +59,14 @@ def test_a_notice_review_reads_as_fields_with_links(
         assert page.locator("#review-affected li").count() >= 1
         assert page.locator("input[name=decision]").count() == 2
         page.context.close()
+    add_widths(widths)
+
+
+def add_widths(widths: dict[str, dict[int, int]]) -> None:
+    """Add these page widths to the bench's figures (bench/bench_curator_flow.py), if asked."""
+    out = os.environ.get("CURATOR_FLOW_FIGURES")
+    if not out or not Path(out).exists():
+        return
+    figures = json.loads(Path(out).read_text())
+    figures["page_widths"].update(widths)
+    Path(out).write_text(json.dumps(figures, indent=2))
