@@ -116,6 +116,14 @@ def summarise_evidence(evidence: Any) -> str:
     if not isinstance(evidence, dict):
         return _shown(evidence)
     parts = []
+    if evidence.get("decided_by") == "curator":
+        before = evidence.get("previous") or {}
+        parts.append(
+            f"{evidence.get('actor') or 'a curator'} decided: {str(evidence.get('action') or '').replace('_', ' ')}"
+            f" (was {before.get('status') or 'unresolved'}"
+            + (f", linked to arXiv:{before['cited_paper']}" if before.get("cited_paper") else "")
+            + ")"
+        )
     if evidence.get("decision"):
         parts.append(str(evidence["decision"]))
     found = evidence.get("identifiers")
