@@ -67,6 +67,11 @@ def test_skip_opens_the_next_reference_and_writes_nothing(resolved: Any, alice: 
     assert str(resolved[1].pk) in last.url
     empty = alice.get(f"{QUEUE}{resolved[1].pk}/next/?_changelist_filters={quote('queue=retired')}")
     assert empty.url == f"{QUEUE}?queue=retired"
+    # The search is kept too: only [1] matches these words, so nothing follows it.
+    searched = alice.get(f"{QUEUE}{resolved[1].pk}/next/?_changelist_filters={quote('queue=live&q=silent corruption')}")
+    assert searched.url == f"{QUEUE}?queue=live&q=silent%20corruption"
+    both = alice.get(f"{QUEUE}{resolved[1].pk}/next/?_changelist_filters={quote('queue=live&q=2303.00004')}")
+    assert str(resolved[2].pk) in both.url
 
 
 def test_scores_are_shown_on_one_0_to_100_scale() -> None:
