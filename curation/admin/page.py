@@ -17,6 +17,7 @@ from curation.services.observation_groups import same_text_observations
 from .candidates import candidates_from_evidence
 from .conflict import conflict_for
 from .decisions import DECISIONS
+from .describe import described
 from .forms import seen_pairs
 from .history import observation_changes
 from .resolver_adapter import propose, stored_disagreement
@@ -140,6 +141,7 @@ def observation_page_context(
     errors = bound.errors if bound is not None and not conflict else {}
     return {
         "observation": obj,
+        "described": described(obj),
         "resolution": resolution,
         "status": resolution.status if resolution else "unresolved",
         "parsed": parsed,

@@ -84,3 +84,7 @@ def test_imported_rows_show_what_the_record_describes(sample: None, alice: Clien
     assert "imported, no raw text" not in body
     observation = Observation.objects.filter(paper__arxiv_id="2412.14374", raw_text__isnull=True).exclude(work_title=None).first()
     assert observation is not None and observation.work_title[:40] in body
+    confirm = alice.post(QUEUE + "?queue=live", {"action": "mark_no_canonical_record", "_selected_action": [str(observation.pk)]})
+    page = confirm.content.decode()
+    assert observation.work_title[:40] in page and "imported:" in page
+    assert observation.work_title[:40] in alice.get(page_url(observation)).content.decode()
