@@ -187,6 +187,7 @@ class NoticeReviewAdmin(admin.ModelAdmin):
     ordering = ("severity", "-opened_at")
     show_full_result_count = False
     change_form_template = "notices/admin/review_change_form.html"
+    change_list_template = "notices/admin/review_change_list.html"
     fields = (
         "cited_work",
         "event_summary",
