@@ -163,6 +163,12 @@ class Observation(models.Model):
                 name="obs_queue_live",
                 condition=Q(retired_at__isnull=True, no_canonical_record=False),
             ),
+            # The "to fix" queue: what no curator has decided (a decision pins).
+            models.Index(
+                fields=["paper", "reference_index", "id"],
+                name="obs_queue_undecided",
+                condition=Q(retired_at__isnull=True, no_canonical_record=False, pinned=False),
+            ),
             models.Index(fields=["work_doi"], name="obs_work_doi", condition=Q(work_doi__isnull=False)),
             models.Index(
                 fields=["work_arxiv_id"], name="obs_work_arxiv_id", condition=Q(work_arxiv_id__isnull=False)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection, models
+from django.db import connection, connections, models
 
 from .models import ExternalCitationMeasurement, Observation, Paper
-from .states import VERIFIED_STATUSES
+from .states import VERIFIED_STATUSES, ResolutionStatus
 
 RECORD_CAP = 100  # the most observations itemised in each list (v1 caps.outbound/inbound)
 RECORD_STATEMENT_BUDGET = 6  # v1 caps.database_statements: reading one record never issues more
@@ -128,3 +129,104 @@ def inbound_state_counts(paper: Paper) -> dict[str, int]:
 def paper_exists(arxiv_id: str) -> bool:
     """Return whether the paper is known."""
     return Paper.objects.filter(arxiv_id=arxiv_id).exists()
+
+
+# --- curator work queues: the admin's queue filter and the admin index's counts read these ------
+
+# Below this planner estimate an exact count is cheap enough to be worth it.
+EXACT_COUNT_BELOW = 20_000
+_NEEDS_DECISION = (
+    ResolutionStatus.UNRESOLVED,
+    ResolutionStatus.METADATA_MISMATCH,
+    ResolutionStatus.PARSE_UNCERTAIN,
+    ResolutionStatus.MALFORMED_IDENTIFIER,
+)
+_LIVE = models.Q(retired_at__isnull=True)
+
+
+@dataclass(frozen=True)
+class WorkQueue:
+    """One curator queue: its name on screen and the (indexed) condition that selects it."""
+
+    key: str
+    label: str
+    condition: models.Q
+
+
+# A curator's decision pins the observation: "to fix" is what nobody has decided yet (partial
+# index obs_queue_undecided), and decided references have their own queue (index obs_pinned).
+WORK_QUEUES: dict[str, WorkQueue] = {
+    q.key: q
+    for q in (
+        WorkQueue(
+            "to_fix",
+            "to fix",
+            _LIVE
+            & models.Q(no_canonical_record=False, pinned=False)
+            & (
+                models.Q(resolution__status__in=_NEEDS_DECISION) | models.Q(resolution__isnull=True)
+            ),
+        ),
+        WorkQueue("decided", "decided by a curator", _LIVE & models.Q(pinned=True)),
+        WorkQueue(
+            "spot_check",
+            "verified fuzzy (spot-check)",
+            _LIVE & models.Q(pinned=False, resolution__status=ResolutionStatus.VERIFIED_FUZZY),
+        ),
+        WorkQueue(
+            "disagreements",
+            "resolver disagrees with curator",
+            _LIVE & models.Q(pinned=True, resolver_disagreement__isnull=False),
+        ),
+        WorkQueue("no_record", "no canonical record", _LIVE & models.Q(no_canonical_record=True)),
+        WorkQueue("live", "all live references", _LIVE),
+        WorkQueue("retired", "retired", models.Q(retired_at__isnull=False)),
+    )
+}
+DEFAULT_WORK_QUEUE = "to_fix"
+COUNTED_WORK_QUEUES = ("to_fix", "decided", "spot_check", "disagreements", "no_record")
+
+
+def work_queue(key: str | None) -> WorkQueue:
+    """Return the queue of this key (the default queue for an unknown or missing key)."""
+    return WORK_QUEUES.get(key or DEFAULT_WORK_QUEUE, WORK_QUEUES[DEFAULT_WORK_QUEUE])
+
+
+def planner_rows(queryset: Any) -> int:
+    """Return PostgreSQL's estimate of how many rows the queryset returns (EXPLAIN, no scan)."""
+    compiler = queryset.query.get_compiler(using=queryset.db)
+    sql, params = compiler.as_sql()
+    with connections[queryset.db].cursor() as cursor:
+        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        plan = cursor.fetchone()[0]
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    return int(plan[0]["Plan"]["Plan Rows"])
+
+
+def estimated_count(queryset: Any) -> tuple[int, bool]:
+    """Return (rows, estimated): exact below EXACT_COUNT_BELOW, else the planner's estimate."""
+    unordered = queryset.order_by()
+    estimate = planner_rows(unordered)
+    if estimate < EXACT_COUNT_BELOW:
+        return int(unordered.count()), False
+    return estimate, True
+
+
+@dataclass(frozen=True)
+class QueueCount:
+    """How many references a work queue holds (estimated on large queues)."""
+
+    queue: WorkQueue
+    count: int
+    estimated: bool
+
+
+def work_queue_counts() -> list[QueueCount]:
+    """Return the size of each counted work queue, as the queue itself would list it."""
+    counts = []
+    for key in COUNTED_WORK_QUEUES:
+        queue = WORK_QUEUES[key]
+        count, estimated = estimated_count(Observation.objects.filter(queue.condition))
+        counts.append(QueueCount(queue, count, estimated))
+    return counts

@@ -69,3 +69,11 @@ def _close_stray_connections(django_db_setup: None, django_db_blocker: Any) -> I
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+
+
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Yield a headless Debian Chromium for Playwright tests (helpers in tests/browser.py)."""
+    from tests.browser import launch
+
+    yield from launch(monkeypatch)

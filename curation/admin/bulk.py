@@ -38,9 +38,10 @@ from curation.services.observations import (
 )
 from curation.states import ResolutionStatus
 
-from .candidates import top_candidate
+from .candidates import agreement, top_candidate
 from .common import can_curate, curator_actor
 from .decisions import link
+from .describe import best_text
 from .forms import BulkForm, parse_identifier, parse_seen, seen_pairs
 
 BULK_LIMIT = 2000
@@ -252,6 +253,20 @@ ACTIONS = [
 ]
 
 
+def _shown(o: Observation) -> dict[str, Any]:
+    """Return a row of the confirmation page: the best text we have and the top candidate."""
+    text, raw = best_text(o, limit=160)
+    resolution = getattr(o, "resolution", None)
+    top = top_candidate(resolution.evidence if resolution else None)
+    return {
+        "o": o,
+        "text": text,
+        "raw": raw,
+        "top": top,
+        "agreement": agreement(top) if top else "",
+    }
+
+
 def _confirm_context(action: BulkAction, rows: list[Observation]) -> dict[str, Any]:
     extra: dict[str, Any] = {"seen": seen_pairs(rows)}
     if action.name == "apply_same_text" and len(rows) == 1:
@@ -271,6 +286,11 @@ def run_bulk(
     if not can_curate(request):
         messages.error(request, "You may look at references but not change them.")
         return None
+    selected = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
+    if selected and request.POST.get("select_across") != "1":
+        # The rows the curator ticked, even those that left the queue since (decided by
+        # someone else): the revisions shown decide, and a changed row is reported, not lost.
+        queryset = modeladmin.get_queryset(request).filter(pk__in=selected)
     rows = list(queryset.select_related("paper", "resolution")[: BULK_LIMIT + 1])
     if len(rows) > BULK_LIMIT:
         messages.error(
@@ -300,7 +320,7 @@ def run_bulk(
         **modeladmin.admin_site.each_context(request),
         "title": action.title,
         "action": action,
-        "rows": rows[:50],
+        "rows": [_shown(o) for o in rows[:50]],
         "more": max(len(rows) - 50, 0),
         "total": len(rows),
         "ids": [str(o.pk) for o in rows],

@@ -73,7 +73,8 @@ def _rows(
     if action == "split":
         return [("Reference text", _text(typed.get("parts")), _text(obj.raw_text))]
     if action == "revert":
-        return [("Version", f"history event {typed.get('event_id')}", f"revision {obj.revision}")]
+        wanted = typed.get("to_revision") or f"of history entry {typed.get('event_id')}"
+        return [("Version", f"revision {wanted}", f"revision {obj.revision}")]
     return [
         ("Decision", label, f"{_status(obj)}, linked to {_linked(obj)}"),
         (

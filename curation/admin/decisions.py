@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 
 from curation.audit import Actor
+from curation.history import event_model
 from curation.models import Observation
 from curation.services.observation_groups import observation_split, observations_apply_same_text
 from curation.services.observations import (
@@ -128,10 +129,18 @@ def _split(o: Observation, form: Any, actor: Actor) -> str:
 
 
 def _revert(o: Observation, form: Any, actor: Actor) -> str:
-    observation_revert(
-        observation=o, event_id=form.cleaned_data["event_id"], actor=actor, **_common(form)
-    )
-    return f"Reverted to the version of history event {form.cleaned_data['event_id']}."
+    events = event_model("Observation").objects.filter(pgh_obj_id=o.pk).order_by("-pgh_id")
+    wanted = form.cleaned_data.get("to_revision")
+    if wanted is not None:
+        event = events.filter(revision=wanted).first()
+        if event is None:
+            raise CurationError(f"revision {wanted} is not a revision of this reference")
+    else:
+        event = events.filter(pgh_id=form.cleaned_data["event_id"]).first()
+        if event is None:
+            raise CurationError("that history entry is not a version of this reference")
+    after = observation_revert(observation=o, event_id=event.pgh_id, actor=actor, **_common(form))
+    return f"Reverted to revision {event.revision}; this is revision {after.revision}."
 
 
 @dataclass(frozen=True)
@@ -154,5 +163,5 @@ DECISIONS: dict[str, Decision] = {
     "accept_proposal": Decision(f.DecisionForm, _accept_proposal, "Accept the resolver's verdict"),
     "apply_same_text": Decision(f.SameTextForm, _same_text, "Apply to all with the same text"),
     "split": Decision(f.SplitForm, _split, "Split"),
-    "revert": Decision(f.RevertForm, _revert, "Revert to this version"),
+    "revert": Decision(f.RevertForm, _revert, "Revert to this revision"),
 }

@@ -5,32 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from curation.selectors import WORK_QUEUES, work_queue
 from curation.states import ResolutionStatus, ResolverSource
-
-_S = ResolutionStatus
-TO_FIX = (_S.UNRESOLVED, _S.METADATA_MISMATCH, _S.PARSE_UNCERTAIN, _S.MALFORMED_IDENTIFIER)
-LIVE = Q(retired_at__isnull=True)
-
-QUEUES: dict[str, tuple[str, Q]] = {
-    "to_fix": (
-        "to fix",
-        LIVE
-        & Q(no_canonical_record=False)
-        & (Q(resolution__status__in=TO_FIX) | Q(resolution__isnull=True)),
-    ),
-    "spot_check": ("verified fuzzy (spot-check)", LIVE & Q(resolution__status=_S.VERIFIED_FUZZY)),
-    "disagreements": (
-        "resolver disagrees with curator",
-        LIVE & Q(pinned=True, resolver_disagreement__isnull=False),
-    ),
-    "no_record": ("no canonical record", LIVE & Q(no_canonical_record=True)),
-    "live": ("all live references", LIVE),
-    "retired": ("retired", Q(retired_at__isnull=False)),
-}
-DEFAULT_QUEUE = "to_fix"
 
 
 class QueueFilter(admin.SimpleListFilter):
@@ -40,10 +19,10 @@ class QueueFilter(admin.SimpleListFilter):
     parameter_name = "queue"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [(key, label) for key, (label, _) in QUEUES.items()]
+        return [(q.key, q.label) for q in WORK_QUEUES.values()]
 
     def choices(self, changelist: Any) -> Any:
-        current = self.value() or DEFAULT_QUEUE
+        current = work_queue(self.value()).key
         for lookup, title in self.lookup_choices:
             yield {
                 "selected": current == lookup,
@@ -52,8 +31,7 @@ class QueueFilter(admin.SimpleListFilter):
             }
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        _, condition = QUEUES.get(self.value() or DEFAULT_QUEUE, QUEUES[DEFAULT_QUEUE])
-        return queryset.filter(condition)
+        return queryset.filter(work_queue(self.value()).condition)
 
 
 class ChoiceFilter(admin.SimpleListFilter):

@@ -29,6 +29,10 @@ class DecisionForm(forms.Form):
     was then shown, and saving it again needs an explicit `choice` made on that revision.
     """
 
+    # The page's one Decide form holds every decision's fields: the server checks what the
+    # chosen decision needs (a browser would refuse to submit over another decision's blanks).
+    use_required_attribute = False
+
     revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     reason = forms.CharField(
         max_length=500,
@@ -158,9 +162,16 @@ def seen_pairs(observations: Any) -> list[str]:
 
 
 class RevertForm(DecisionForm):
-    """Restore the observation as it was at one history event."""
+    """Restore the observation as it was at one of its revisions (or at one history event)."""
 
-    event_id = forms.IntegerField(widget=forms.HiddenInput)
+    to_revision = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+    event_id = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+    def clean(self) -> dict[str, Any] | None:
+        data = super().clean() or {}
+        if data.get("to_revision") is None and data.get("event_id") is None:
+            raise forms.ValidationError("say which revision to go back to")
+        return data
 
 
 class BulkForm(forms.Form):

@@ -1,5 +1,6 @@
 """Per-observation history: each change with who, when, where from and why, and a
-field-by-field diff against the version before it."""
+field-by-field diff against the version before it, in words a curator reads: papers and works
+by identifier and title, evidence summarised (raw JSON one click away), revisions by number."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from datetime import datetime
 from typing import Any
 
 from curation.history import event_model
+from curation.models import CitedWork, Paper
+
+from .candidates import candidates_from_evidence
 
 # Bookkeeping columns: shown nowhere in a diff (the revision is in the heading).
 _HIDDEN = {
@@ -36,14 +40,46 @@ def _shown(value: Any) -> str:
     return text if len(text) <= _SHORT else text[: _SHORT - 1] + "…"
 
 
+# Column names as a curator says them; foreign keys are shown as the paper or work they name.
+LABELS = {
+    "paper_id": "citing paper",
+    "cited_paper_id": "linked paper",
+    "cited_work_id": "linked work",
+    "work_title": "described title",
+    "work_year": "described year",
+    "work_venue": "described venue",
+    "work_doi": "described DOI",
+    "work_arxiv_id": "described arXiv id",
+    "work_pith_arxiv_id": "described pith arXiv id",
+    "work_described": "described work",
+    "imported_doi": "imported DOI",
+    "imported_pith_arxiv_id": "imported pith arXiv id",
+    "raw_text": "reference text",
+    "reference_index": "reference number",
+    "no_canonical_record": "no canonical record",
+    "retired_at": "retired at",
+    "status": "state",
+    "resolver_source": "resolver source",
+    "resolver_version": "resolver version",
+    "state": "notice state",
+    "events": "notice events",
+    "source_receipts": "notice sources asked",
+    "observation_text": "notice text",
+}
+_MODELS = {"Observation": "reference", "Resolution": "resolution", "StandingNotice": "notice"}
+_JSON = {"evidence", "events", "source_receipts", "work_described"}
+
+
 @dataclass
 class FieldChange:
-    """One field of one model, before and after."""
+    """One field of one model, before and after (JSON also raw, for a <details>)."""
 
     model: str
     field: str
     before: str
     after: str
+    raw_before: str = ""
+    raw_after: str = ""
 
 
 @dataclass
@@ -57,6 +93,7 @@ class Change:
     fields: list[FieldChange] = field(default_factory=list)
     observation_event_id: int | None = None
     revision: int | None = None
+    same_revision: bool = False  # it changed the resolution or notice, not the reference row
 
     @property
     def actor(self) -> str:
@@ -72,12 +109,85 @@ def _columns(event: Any) -> dict[str, Any]:
     }
 
 
+def summarise_evidence(evidence: Any) -> str:
+    """Return stored evidence in words: the decision, identifiers found, the best candidates."""
+    if not evidence:
+        return "none"
+    if not isinstance(evidence, dict):
+        return _shown(evidence)
+    parts = []
+    if evidence.get("decided_by") == "curator":
+        before = evidence.get("previous") or {}
+        parts.append(
+            f"{evidence.get('actor') or 'a curator'} decided: {str(evidence.get('action') or '').replace('_', ' ')}"
+            f" (was {before.get('status') or 'unresolved'}"
+            + (f", linked to arXiv:{before['cited_paper']}" if before.get("cited_paper") else "")
+            + ")"
+        )
+    if evidence.get("decision"):
+        parts.append(str(evidence["decision"]))
+    found = evidence.get("identifiers")
+    if isinstance(found, dict):
+        named = [f"{k} {', '.join(map(str, v))}" for k, v in found.items() if v]
+        if named:
+            parts.append("identifiers found: " + "; ".join(named))
+    ranked = candidates_from_evidence(evidence)
+    if ranked:
+        best = ", ".join(
+            f"{c.identifier} ({c.score if c.score is not None else '—'})" for c in ranked[:3]
+        )
+        parts.append(f"{len(ranked)} candidate{'s' if len(ranked) != 1 else ''}, best {best}")
+    if evidence.get("repairs"):
+        parts.append(f"{len(evidence['repairs'])} repair(s) of the text")
+    return "; ".join(parts) or "recorded (see the raw evidence)"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) if value else ""
+
+
 def _diff(model: str, before: dict[str, Any], after: dict[str, Any]) -> list[FieldChange]:
-    return [
-        FieldChange(model, name, _shown(before.get(name)), _shown(value))
-        for name, value in after.items()
-        if name not in _QUIET and before.get(name) != value
-    ]
+    changes = []
+    for name, value in after.items():
+        if name in _QUIET or before.get(name) == value:
+            continue
+        old = before.get(name)
+        if name == "evidence":
+            change = FieldChange(model, name, summarise_evidence(old), summarise_evidence(value))
+        else:
+            change = FieldChange(model, name, _shown(old), _shown(value))
+        if name in _JSON:
+            change.raw_before, change.raw_after = _json(old), _json(value)
+        changes.append(change)
+    return changes
+
+
+def _named(changes: list[Change]) -> None:
+    """Show papers and works by identifier and title instead of row ids; label the fields."""
+    papers = {f.before for c in changes for f in c.fields if f.field.endswith("paper_id")}
+    papers |= {f.after for c in changes for f in c.fields if f.field.endswith("paper_id")}
+    works = {f.before for c in changes for f in c.fields if f.field == "cited_work_id"}
+    works |= {f.after for c in changes for f in c.fields if f.field == "cited_work_id"}
+    paper_names = {
+        str(pk): f"arXiv:{arxiv_id} — {title}" if title else f"arXiv:{arxiv_id}"
+        for pk, arxiv_id, title in Paper.objects.filter(
+            pk__in=[p for p in papers if p.isdigit()]
+        ).values_list("pk", "arxiv_id", "title")
+    }
+    work_names = {
+        str(w.pk): " ".join(
+            x for x in (f"doi:{w.doi}" if w.doi else "", f"arXiv:{w.arxiv_id}" if w.arxiv_id else "",
+                        f"— {w.title}" if w.title else "") if x
+        ) or f"work {w.pk}"
+        for w in CitedWork.objects.filter(pk__in=[w for w in works if w.isdigit()])
+    }  # fmt: skip
+    for change in changes:
+        for f in change.fields:
+            names = work_names if f.field == "cited_work_id" else paper_names
+            if f.field.endswith("paper_id") or f.field == "cited_work_id":
+                f.before, f.after = names.get(f.before, f.before), names.get(f.after, f.after)
+            f.model = _MODELS.get(f.model, f.model)
+            f.field = LABELS.get(f.field, f.field.replace("_", " "))
 
 
 def observation_changes(observation_id: uuid.UUID) -> list[Change]:
@@ -113,5 +223,13 @@ def observation_changes(observation_id: uuid.UUID) -> list[Change]:
         if name == "Observation":
             change.observation_event_id = event.pgh_id
             change.revision = columns.get("revision")
+    # A change that did not touch the reference row itself happened at the revision then current.
+    current = None
+    for change in changes:
+        if change.revision is None:
+            change.revision = current
+            change.same_revision = True
+        current = change.revision
+    _named(changes)
     changes.reverse()
     return changes

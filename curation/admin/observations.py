@@ -3,6 +3,7 @@ decisions, the per-observation history, and the global change log."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -11,26 +12,29 @@ from django.contrib.admin.options import ShowFacets
 from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db.models import Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import mark_safe
 
 from curation.models import Observation, Paper
 from curation.services.observations import CurationError, StaleRevision
 
 from . import bulk
+from .candidates import agreement, candidate_view
 from .common import can_curate, curator_actor
 from .decisions import DECISIONS
+from .describe import best_text
 from .filters import PaperFilter, PinnedFilter, QueueFilter, ResolverSourceFilter, StateFilter
 from .forms import KEEP_CURRENT, parse_identifier
 from .history import observation_changes
 from .log import LogFilterForm, log_page, parse_cursor
 from .page import observation_page_context
 from .paging import EstimatedCountPaginator
+from .queue import QueueWalk, remember_reason, remembered_reasons
 
-_RAW_SHOWN = 110
+# What the queue reads of the best candidate (in SQL), besides its identifiers and title.
+_BEST_CHECKS = ("title_similarity", "title_exact", "year_check", "author_check", "venue_check")
 
 
 def _best(key: str) -> KeyTextTransform:
@@ -66,11 +70,32 @@ def text_search(queryset: QuerySet[Observation], term: str) -> QuerySet[Observat
     return queryset.annotate(search=vector).filter(search=SearchQuery(term, config="simple"))
 
 
+def decision_data(posted: QueryDict) -> QueryDict:
+    """Return the posted decision with its action and identifier made explicit.
+
+    The page has one Decide form: a candidate's Accept button posts `candidate`, a panel's
+    button posts `do` (its action), and "accept the top candidate" takes `top_candidate`.
+    """
+    data = posted.copy()
+    do, candidate = str(data.get("do") or ""), str(data.get("candidate") or "")
+    if do:
+        data["action"] = do
+    if candidate:
+        data["action"] = "accept_candidate"
+    if data.get("action") == "accept_candidate":
+        chosen = candidate or data.get("top_candidate") or data.get("identifier") or ""
+        data["identifier"] = str(chosen)
+    for key in ("do", "candidate", "top_candidate"):
+        data.pop(key, None)
+    return data
+
+
 @admin.register(Observation)
 class ObservationAdmin(admin.ModelAdmin):
     """The work queue and the curator's page for one reference."""
 
-    list_display = ("reference", "raw", "parsed_title", "state", "best_candidate", "flags")
+    # Three columns: they fit beside both sidebars at 1,280 px (state and flags go with the number).
+    list_display = ("reference", "text", "best_candidate")
     list_display_links = ("reference",)
     list_filter = (QueueFilter, StateFilter, ResolverSourceFilter, PinnedFilter, PaperFilter)
     list_per_page = 50
@@ -98,6 +123,7 @@ class ObservationAdmin(admin.ModelAdmin):
                 best_doi=_best("doi"),
                 best_title=_best("title"),
                 best_score=_best("score"),
+                **{f"best_{k}": _best(k) for k in _BEST_CHECKS},
             )
         )
 
@@ -107,22 +133,19 @@ class ObservationAdmin(admin.ModelAdmin):
         term = search_term.strip()
         return (text_search(queryset, term) if term else queryset), False
 
-    @admin.display(description="reference", ordering="reference_index")
+    @admin.display(description="reference, state", ordering="reference_index")
     def reference(self, obj: Observation) -> str:
         return format_html(
-            '<span class="cr-paper">{}</span> <b>[{}]</b>', obj.paper.arxiv_id, obj.reference_index
-        )
+            '<span class="cr-paper">{}</span>&nbsp;<b>[{}]</b><br>{}{}',
+            obj.paper.arxiv_id, obj.reference_index, self.state(obj), self.flags(obj),
+        )  # fmt: skip
 
-    @admin.display(description="raw text")
-    def raw(self, obj: Observation) -> str:
-        text = obj.raw_text or ""
-        if not text:
-            return mark_safe('<span class="cr-muted">imported, no raw text</span>')
-        return text if len(text) <= _RAW_SHOWN else text[: _RAW_SHOWN - 1] + "…"
-
-    @admin.display(description="parsed title")
-    def parsed_title(self, obj: Observation) -> str:
-        return obj.work_title or "—"
+    @admin.display(description="reference text (or what an imported record describes)")
+    def text(self, obj: Observation) -> str:
+        shown, raw = best_text(obj)
+        if raw:
+            return shown
+        return format_html('<span class="cr-muted">imported:</span> {}', shown)
 
     @admin.display(description="state", ordering="resolution__status")
     def state(self, obj: Observation) -> str:
@@ -130,20 +153,33 @@ class ObservationAdmin(admin.ModelAdmin):
         status = resolution.status if resolution else "unresolved"
         source = resolution.resolver_source if resolution and resolution.resolver_source else ""
         return format_html(
-            '<span class="cr-state cr-state-{}">{}</span><br><span class="cr-muted">{}</span>',
+            '<span class="cr-state cr-state-{}">{}</span> <span class="cr-muted">{}</span>',
             status, status.replace("_", " "), source,
         )  # fmt: skip
 
-    @admin.display(description="best candidate")
+    @admin.display(description="top candidate, score 0–100")
     def best_candidate(self, obj: Any) -> str:
-        ident = f"arXiv:{obj.best_arxiv}" if obj.best_arxiv else obj.best_doi
-        if not ident:
+        if not (obj.best_arxiv or obj.best_doi):
             return "—"
-        title = (obj.best_title or "")[:80]
+        best = candidate_view(
+            {
+                "arxiv_id": obj.best_arxiv,
+                "doi": obj.best_doi,
+                "title": obj.best_title,
+                "score": obj.best_score,
+                "title_exact": obj.best_title_exact == "true",
+                **{k: getattr(obj, f"best_{k}") for k in _BEST_CHECKS if k != "title_exact"},
+            }
+        )
         return format_html(
-            '<b class="cr-score">{}</b> {}<br><span class="cr-muted">{}</span>',
-            obj.best_score or "", ident, title,
-        )  # fmt: skip
+            '<b class="cr-score">{}</b> <a href="{}" target="_blank" rel="noopener">{}</a>'
+            '<br>{}<br><span class="cr-muted">{}</span>',
+            "—" if best.score is None else best.score,
+            best.url,
+            best.identifier,
+            best.title[:90],
+            agreement(best),
+        )
 
     @admin.display(description="")
     def flags(self, obj: Observation) -> str:
@@ -153,7 +189,7 @@ class ObservationAdmin(admin.ModelAdmin):
             ("retired", obj.retired_at is not None),
         ]
         return format_html_join(
-            "", '<span class="cr-flag">{}</span>', ((k,) for k, on in shown if on)
+            "", ' <span class="cr-flag">{}</span>', ((k,) for k, on in shown if on)
         )
 
     # --- permissions: decisions go through the observation page, never the model form -----
@@ -176,6 +212,7 @@ class ObservationAdmin(admin.ModelAdmin):
         view = self.admin_site.admin_view
         return [
             path("log/", view(self.log_view), name="curation_observation_log"),
+            path("<path:object_id>/next/", view(self.next_view), name="curation_observation_next"),
             *super().get_urls(),
         ]
 
@@ -213,6 +250,7 @@ class ObservationAdmin(admin.ModelAdmin):
         stale: StaleRevision | None = None,
         conflict: bool = False,
     ) -> HttpResponse:
+        walk = self.walk(request)
         context = {
             **self.admin_site.each_context(request),
             **observation_page_context(
@@ -226,21 +264,35 @@ class ObservationAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
             "stale": stale,
             "title": f"{obj.paper.arxiv_id} reference {obj.reference_index}",
+            "queue": walk,
+            "self_url": walk.page_url(obj),
+            "skip_url": walk.skip_url(obj),
+            "reasons_json": json.dumps(remembered_reasons(request), ensure_ascii=False),
         }
         return TemplateResponse(
             request, "curation/admin/observation_page.html", context, status=status
         )
 
+    def walk(self, request: HttpRequest) -> QueueWalk:
+        """Return the queue this page was opened from (its filters and search), to walk it."""
+        return QueueWalk(self, request, request.GET.get("_changelist_filters", ""))
+
+    def next_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Skip: open the next reference of the same queue, filters and search (writes nothing)."""
+        obj = self._get(request, object_id)
+        return HttpResponseRedirect(self.walk(request).after(obj, request))
+
     def _decide(self, request: HttpRequest, obj: Observation) -> HttpResponse:
         if not can_curate(request):
             messages.error(request, "You may look at references but not change them.")
             return self._render(request, obj, status=403)
-        action = request.POST.get("action", "")
+        data = decision_data(request.POST)
+        action = data.get("action", "")
         decision = DECISIONS.get(action)
         if decision is None:
             return self._render(request, obj, status=400)
-        form = decision.form(request.POST, auto_id=f"id_{action}_%s")
-        answering_conflict = bool(request.POST.get("conflict"))
+        form = decision.form(data, auto_id=f"id_{action}_%s")
+        answering_conflict = bool(data.get("conflict"))
         if not form.is_valid():
             # A refused decision saved again without a choice stays in the conflict panel.
             return self._render(
@@ -251,7 +303,7 @@ class ObservationAdmin(admin.ModelAdmin):
                 request,
                 f"Kept the current version (revision {obj.revision}); what you entered was not saved.",
             )
-            return HttpResponseRedirect(request.path)
+            return HttpResponseRedirect(request.get_full_path())
         try:
             message = decision.handle(obj, form, curator_actor(request))
         except StaleRevision as exc:
@@ -264,8 +316,12 @@ class ObservationAdmin(admin.ModelAdmin):
             return self._render(
                 request, self._get(request, str(obj.pk)), status=400, bound=form, action=action
             )
+        remember_reason(request, request.POST, form.cleaned_data["reason"])
+        if data.get("_next"):
+            messages.success(request, f"{obj.paper.arxiv_id} [{obj.reference_index}]: {message}")
+            return HttpResponseRedirect(self.walk(request).after(obj, request))
         messages.success(request, message)
-        return HttpResponseRedirect(request.path)
+        return HttpResponseRedirect(request.get_full_path())
 
     # --- history ---------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from curation.services.observation_groups import same_text_observations
 from .candidates import candidates_from_evidence
 from .conflict import conflict_for
 from .decisions import DECISIONS
+from .describe import described
 from .forms import seen_pairs
 from .history import observation_changes
 from .resolver_adapter import propose, stored_disagreement
@@ -81,6 +82,30 @@ def _parse(obj: Observation) -> dict[str, Any] | None:
     return parse_reference(obj.raw_text).to_dict()
 
 
+def _choices(
+    obj: Observation, candidates: list[Any], same_text: int, proposal: bool
+) -> list[tuple[str, str, str]]:
+    """Return the decisions the Decide form offers here: (action, label, keyboard shortcut)."""
+    offered = [
+        ("accept_candidate", "Accept the top candidate", "a", bool(candidates)),
+        ("link", "Link by arXiv id or DOI", "l", True),
+        ("no_canonical_record", "No canonical record (software, web page, book)", "n", True),
+        ("set_state", "Set a state", "s", True),
+        ("correct", "Correct what the reference says", "c", True),
+        (
+            "apply_same_text",
+            f"Apply this decision to {same_text} with the same text",
+            "",
+            bool(same_text),
+        ),
+        ("split", "Split into several references", "", True),
+        ("accept_proposal", "Accept the resolver's verdict (unpins)", "", proposal),
+        ("unpin", "Unpin: hand back to the resolver", "", obj.pinned),
+        ("retire", "Retire as junk", "", obj.retired_at is None),
+    ]
+    return [(action, label, key) for action, label, key, shown in offered if shown]
+
+
 def observation_page_context(
     obj: Observation,
     *,
@@ -107,8 +132,16 @@ def observation_page_context(
         or []
     )
     links = record_links(obj.paper.arxiv_id)
+    candidates, candidates_from = _candidates(obj, evidence)
+    disagreement = stored_disagreement(obj)
+    proposal = _proposal(obj) if with_proposal else None
+    choices = _choices(obj, candidates, len(same_text), bool(disagreement or proposal))
+    offered = [c[0] for c in choices]
+    decide_action = action if action in offered else offered[0]
+    errors = bound.errors if bound is not None and not conflict else {}
     return {
         "observation": obj,
+        "described": described(obj),
         "resolution": resolution,
         "status": resolution.status if resolution else "unresolved",
         "parsed": parsed,
@@ -129,9 +162,19 @@ def observation_page_context(
         "repairs": repairs,
         "evidence_json": json.dumps(evidence, indent=2, sort_keys=True, ensure_ascii=False),
         "decision_note": evidence.get("decision") if isinstance(evidence, dict) else None,
-        **dict(zip(("candidates", "candidates_from"), _candidates(obj, evidence), strict=True)),
-        "disagreement": stored_disagreement(obj),
-        "proposal": _proposal(obj) if with_proposal else None,
+        "candidates": candidates,
+        "candidates_from": candidates_from,
+        "top_candidate": candidates[0].identifier if candidates else "",
+        "disagreement": disagreement,
+        "proposal": proposal,
+        "choices": choices,
+        "decide_action": decide_action,
+        "decide_errors": [
+            str(e) if name == "__all__" else f"{name.replace('_', ' ')}: {e}"
+            for name, messages in errors.items()
+            for e in messages
+        ],
+        "typed_reason": bound.data.get("reason", "") if errors and bound is not None else "",
         "same_text_count": len(same_text),
         "v1_json": json.dumps(observation_v1(obj), indent=2, sort_keys=True, ensure_ascii=False),
         "record_url": links["html"],

@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from functools import cached_property
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.db import connections
 
-# Below this planner estimate an exact count is cheap enough to be worth it.
-EXACT_COUNT_BELOW = 20_000
-
-
-def planner_rows(queryset: Any) -> int:
-    """Return PostgreSQL's estimate of how many rows the queryset returns."""
-    compiler = queryset.query.get_compiler(using=queryset.db)
-    sql, params = compiler.as_sql()
-    with connections[queryset.db].cursor() as cursor:
-        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
-        plan = cursor.fetchone()[0]
-    if isinstance(plan, str):
-        plan = json.loads(plan)
-    return int(plan[0]["Plan"]["Plan Rows"])
+from curation.selectors import estimated_count
 
 
 class EstimatedCountPaginator(Paginator):
@@ -34,12 +19,8 @@ class EstimatedCountPaginator(Paginator):
         queryset: Any = self.object_list
         if not hasattr(queryset, "query"):
             return len(queryset)
-        estimate = planner_rows(queryset.order_by())
-        if estimate < EXACT_COUNT_BELOW:
-            self.estimated = False
-            return int(queryset.order_by().count())
-        self.estimated = True
-        return estimate
+        count, self.estimated = estimated_count(queryset)
+        return count
 
     estimated = False
 

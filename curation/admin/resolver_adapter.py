@@ -16,7 +16,7 @@ from curation.audit import Actor, audited
 from curation.models import Observation, Paper
 from curation.services.observations import observation_unpin
 
-from .candidates import CandidateView, candidates_from_evidence
+from .candidates import CandidateView, candidates_from_evidence, score_0_100
 
 ARXIV_DOI_PREFIX = "10.48550/arxiv."
 
@@ -29,7 +29,7 @@ class Proposal:
     resolver_source: str
     arxiv_id: str | None
     doi: str | None
-    score: float | None
+    score: int | None  # 0-100 (candidates.score_0_100)
     decision: str
     evidence: dict[str, Any] = field(default_factory=dict)
 
@@ -50,7 +50,7 @@ def propose(observation: Observation) -> Proposal:
         resolver_source=verdict.resolver_source.value,
         arxiv_id=verdict.arxiv_id,
         doi=verdict.doi,
-        score=verdict.score,
+        score=score_0_100(verdict.score),
         decision=str(verdict.evidence.get("decision", "")),
         evidence=verdict.evidence,
     )

@@ -179,23 +179,17 @@ class NoticeReviewAdmin(admin.ModelAdmin):
     """The queue: new events most severe first, with the citing papers they affect."""
 
     form = DecisionForm
-    list_display = (
-        "event_type",
-        "work",
-        "event_date",
-        "source",
-        "notice",
-        "citing_papers",
-        "status",
-        "opened_at",
-    )
+    # Five columns: they fit beside both sidebars at 1,280 px.
+    list_display = ("event_type", "work", "notice", "citing_papers", "status")
     list_display_links = ("event_type",)
     list_filter = (QueueFilter, "event__type", "event__source")
     search_fields = ("=event__work__doi", "=event__work__arxiv_id", "=event__notice_doi")
     ordering = ("severity", "-opened_at")
     show_full_result_count = False
     change_form_template = "notices/admin/review_change_form.html"
+    change_list_template = "notices/admin/review_change_list.html"
     fields = (
+        "cited_work",
         "event_summary",
         "affected",
         "status",
@@ -208,7 +202,15 @@ class NoticeReviewAdmin(admin.ModelAdmin):
         "conflict_revision",
         "on_conflict",
     )
-    readonly_fields = ("event_summary", "affected", "status", "reviewer", "note", "decisions")
+    readonly_fields = (
+        "cited_work",
+        "event_summary",
+        "affected",
+        "status",
+        "reviewer",
+        "note",
+        "decisions",
+    )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[NoticeReview]:
         return (
@@ -231,6 +233,13 @@ class NoticeReviewAdmin(admin.ModelAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> Any:
+        review = self.get_object(request, object_id) if object_id else None
+        if review is not None:
+            extra_context = {
+                "title": review_title(review),
+                "subtitle": f"Review {review.get_status_display()} · revision {review.revision}",
+                **(extra_context or {}),
+            }
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except StaleReview:
@@ -294,45 +303,71 @@ class NoticeReviewAdmin(admin.ModelAdmin):
     @admin.display(description="event", ordering="severity")
     def event_type(self, obj: NoticeReview) -> str:
         superseded = " (superseded)" if obj.event.superseded else ""
-        return f"{obj.event.get_type_display().capitalize()}{superseded}"
+        return format_html(
+            "{}{}<br><span class=\"quiet\">{}</span>",
+            obj.event.get_type_display().capitalize(), superseded, obj.event.date or "no date",
+        )  # fmt: skip
 
     @admin.display(description="cited work")
     def work(self, obj: NoticeReview) -> str:
-        return str(obj.event.work)
-
-    @admin.display(description="date", ordering="event__date")
-    def event_date(self, obj: NoticeReview) -> Any:
-        return obj.event.date
-
-    @admin.display(description="source")
-    def source(self, obj: NoticeReview) -> str:
-        return obj.event.source
+        work = obj.event.work
+        title = work_title(work)
+        return format_html(
+            "{}<br><span class=\"quiet\">{}</span>",
+            title[:90] + ("…" if len(title) > 90 else "") if title else "(no title known)",
+            work,
+        )  # fmt: skip
 
     @admin.display(description="notice")
     def notice(self, obj: NoticeReview) -> str:
-        return obj.event.notice_doi or obj.event.notice_url or "—"
+        return format_html("{}<br>{}", obj.event.source, notice_link(obj.event))
 
     @admin.display(description="citing papers")
     def citing_papers(self, obj: NoticeReview) -> int:
         return getattr(obj, "cited_by", None) or 0
 
+    @admin.display(description="cited work")
+    def cited_work(self, obj: NoticeReview) -> str:
+        work = obj.event.work
+        ids = []
+        if work.doi:
+            ids.append(format_html('<a href="https://doi.org/{}">doi:{}</a>', work.doi, work.doi))
+        if work.arxiv_id:
+            ids.append(
+                format_html(
+                    '<a href="https://arxiv.org/abs/{}">arXiv:{}</a>', work.arxiv_id, work.arxiv_id
+                )
+            )
+        return format_html(
+            '<b id="review-work-title">{}</b><br>{}',
+            work_title(work) or "(no title known)",
+            format_html_join(" · ", "{}", ((i,) for i in ids)),
+        )
+
     @admin.display(description="event")
     def event_summary(self, obj: NoticeReview) -> str:
         event = obj.event
+        flags = [
+            text
+            for text, on in (
+                ("superseded by a later notice", event.superseded),
+                ("dismissed (not in the public record)", event.dismissed),
+            )
+            if on
+        ]
+        rows = [
+            ("type", event.get_type_display().capitalize()),
+            ("date", event.date or "unknown"),
+            ("source", event.source),
+            ("notice", notice_link(event)),
+            ("source record", event.source_record_id or "—"),
+            ("reasons", "; ".join(event.reasons) or "—"),
+            ("first seen / last seen", f"{event.first_seen_at:%Y-%m-%d %H:%M} / {event.last_seen_at:%Y-%m-%d %H:%M} UTC"),
+            *([("note", "; ".join(flags))] if flags else []),
+        ]  # fmt: skip
         return format_html(
-            "<b>{}</b> of {} reported by {} on {}; notice {}; record id {}; reasons: {}; "
-            "first seen {}, last seen {}{}{}",
-            event.get_type_display(),
-            event.work,
-            event.source,
-            event.date or "an unknown date",
-            event.notice_doi or event.notice_url or "—",
-            event.source_record_id or "—",
-            "; ".join(event.reasons) or "—",
-            event.first_seen_at,
-            event.last_seen_at,
-            "; superseded by a later notice" if event.superseded else "",
-            "; dismissed (not in the public record)" if event.dismissed else "",
+            '<table id="review-event">{}</table>',
+            format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows),
         )
 
     @admin.display(description="citing papers and observations")
@@ -341,6 +376,7 @@ class NoticeReviewAdmin(admin.ModelAdmin):
             (
                 record_links(o.paper.arxiv_id)["html"],
                 o.paper.arxiv_id,
+                o.paper.title or "",
                 reverse("admin:curation_observation_change", args=[o.pk]),
                 o.reference_index,
             )
@@ -349,13 +385,45 @@ class NoticeReviewAdmin(admin.ModelAdmin):
         if not rows:
             return "No live observation cites this work."
         return format_html(
-            "<ul>{}</ul>",
+            '<ul id="review-affected">{}</ul>',
             format_html_join(
                 "",
-                '<li><a href="{}">arXiv:{}</a>, <a href="{}">reference {}</a></li>',
+                '<li><a href="{}">arXiv:{}</a> {} — <a href="{}">reference [{}]</a></li>',
                 rows,
             ),
         )
+
+
+def work_title(work: Any) -> str:
+    """Return the cited work's title, or the title its citing references describe."""
+    if work.title:
+        return str(work.title)
+    described = (
+        Observation.objects.filter(cited_work=work, work_title__isnull=False)
+        .exclude(work_title="")
+        .values_list("work_title", flat=True)
+        .first()
+    )
+    return described or ""
+
+
+def notice_link(event: NoticeEvent) -> str:
+    """Return the notice as a link: its DOI, or its URL."""
+    if event.notice_doi:
+        return format_html(
+            '<a href="https://doi.org/{}">doi:{}</a>', event.notice_doi, event.notice_doi
+        )
+    if event.notice_url:
+        return format_html('<a href="{}">{}</a>', event.notice_url, event.notice_url)
+    return "—"
+
+
+def review_title(review: NoticeReview) -> str:
+    """Return the page title: the event and the work ("Retraction of “Title”")."""
+    event = review.event
+    title = work_title(event.work) or str(event.work)
+    shown = title if len(title) <= 80 else title[:79] + "…"
+    return f"{event.get_type_display().capitalize()} of “{shown}”"
 
 
 @admin.register(NoticeEvent)

@@ -19,9 +19,9 @@ from curation.audit import Actor
 from curation.models import Observation, Paper
 from curation.permissions import CURATORS, NOTICE_REVIEWERS, READ_ONLY_STAFF, ensure_groups
 from curation.services import reference_list_import
+from tests.browser import PASSWORD  # one password for every test user
 
 CITING = "2501.00001"
-PASSWORD = "pw-Xk2!long-enough"
 IMPORTER = Actor.importer("test")
 
 

@@ -4,54 +4,15 @@ check the history and the record page. Screenshots go to artifacts/admin/."""
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import missing_service
+from tests.browser import login, shot
 
-from .conftest import CITING, PASSWORD
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "admin"
+from .conftest import CITING
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    if not shutil.which(CHROMIUM):
-        missing_service(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    # Playwright's sync API runs an event loop in this thread; the ORM calls of the test
-    # itself are still plain synchronous calls.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with playwright_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield launched
-        launched.close()
-
-
-def login(browser: Any, base: str, username: str) -> Any:
-    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    page.goto(f"{base}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}/admin/")
-    return page
-
-
-def shot(page: Any, name: str) -> None:
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
 def test_a_curator_fixes_references_reverts_and_checks_history(live_server: Any, browser: Any, resolved: Any, alice: Any) -> None:
@@ -65,7 +26,7 @@ def test_a_curator_fixes_references_reverts_and_checks_history(live_server: Any,
     # An unresolved reference with two equally good candidates: accept the second.
     page.click("text=[1]")
     shot(page, "02-unresolved-reference")
-    page.fill("#id_accept_candidate_reason", "Same authors; the v2 paper is the one cited")
+    page.fill("#id_reason", "Same authors; the v2 paper is the one cited")
     page.click("button[value='arXiv:2301.00002']")
     assert page.locator("#cr-status").inner_text() == "verified_exact"
     assert "2301.00002" in page.locator("#cr-linked").inner_text()
@@ -74,9 +35,10 @@ def test_a_curator_fixes_references_reverts_and_checks_history(live_server: Any,
     # A mismatch: link the arXiv id of the paper the title names.
     page.goto(f"{base}/admin/curation/observation/?queue=live")
     page.click("text=[2]")
+    page.check("#cr-do-link")
     page.fill("#id_link_identifier", "arXiv:2302.00003")
-    page.fill("#id_link_reason", "The title is the checkpointing paper")
-    page.click("#cr-link button")
+    page.fill("#id_reason", "The title is the checkpointing paper")
+    page.click("#cr-save")
     assert page.locator("#cr-status").inner_text() == "verified_exact"
     shot(page, "04-mismatch-linked")
 
@@ -110,10 +72,11 @@ def test_two_browser_sessions_cannot_lose_an_update(live_server: Any, browser: A
     first, second = login(browser, base, "alice"), login(browser, base, "bob")
     first.goto(url)
     second.goto(url)
-    first.fill("#id_set_state_reason", "Alice: this is an author fragment")
+    first.check("#cr-do-set_state")
     first.select_option("#id_set_state_status", "parse_uncertain")
-    first.click("#cr-state button")
-    second.fill("#id_accept_candidate_reason", "Bob: the first candidate")
+    first.fill("#id_reason", "Alice: this is an author fragment")
+    first.click("#cr-save")
+    second.fill("#id_reason", "Bob: the first candidate")
     second.click("button[value='arXiv:2301.00001']")
     assert second.locator("#cr-stale").count() == 1
     assert "Alice: this is an author fragment" in second.locator("#cr-stale").inner_text()

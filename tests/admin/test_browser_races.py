@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from .helpers import fresh, last_context
-from .test_browser import browser, login, shot
+from tests.browser import login, shot
 
-__all__ = ["browser"]  # the fixture, shared with the curator's-day test
+from .helpers import fresh, last_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,16 +26,18 @@ def _open_both(live_server: Any, browser: Any, observation: Any) -> tuple[Any, A
 
 
 def _alice_corrects(alice: Any, field: str, value: str) -> None:
+    alice.check("#cr-do-correct")
     alice.fill(f"#id_correct_{field}", value)
-    alice.fill("#id_correct_reason", f"Alice: {field}")
-    alice.click("#cr-correct button")
+    alice.fill("#id_reason", f"Alice: {field}")
+    alice.click("#cr-save")
     assert alice.locator(".messagelist .success").count() == 1
 
 
 def _bob_changes_the_year_on_his_stale_page(bob: Any) -> None:
+    bob.check("#cr-do-correct")
     bob.fill("#id_correct_work_year", "1999")
-    bob.fill("#id_correct_reason", "Bob: the year is 1999")
-    bob.click("#cr-correct button")
+    bob.fill("#id_reason", "Bob: the year is 1999")
+    bob.click("#cr-save")
     assert bob.locator("#cr-stale").count() == 1
     assert "Alice: work_title" in bob.locator("#cr-stale").inner_text()
 
@@ -89,8 +90,9 @@ def test_pressing_the_ordinary_save_again_after_a_refusal_saves_nothing_of_bobs(
     # The ordinary form now holds the current values, on the current revision.
     assert second.input_value("#id_correct_work_title") == "Corrected by Alice"
     assert second.input_value("#id_correct_work_year") == "2023"
-    second.fill("#id_correct_reason", "Bob presses save again")
-    second.click("#cr-correct button")
+    assert second.is_checked("#cr-do-correct")
+    second.fill("#id_reason", "Bob presses save again")
+    second.click("#cr-save")
 
     assert "Nothing to correct" in second.locator(".messagelist").inner_text()
     after = fresh(observation)

@@ -55,11 +55,12 @@ def test_propagated_fix_shows_the_count_first_and_records_its_context(resolved: 
 
     reference_list_import(arxiv_id="2412.14374", references=[Listed(1, "1", "write newline")], actor=IMPORTER, reason="list")
     decide(alice, resolved[3], "set_state", status="parse_uncertain", reason="artefact")
-    confirm = alice.post(QUEUE, {"action": "apply_same_text", "_selected_action": [str(resolved[3].pk)]})
+    # Decided, it left "to fix": the curator copies it from the decided queue.
+    confirm = alice.post(QUEUE + "?queue=decided", {"action": "apply_same_text", "_selected_action": [str(resolved[3].pk)]})
     assert 'id="cr-same-count">1<' in confirm.content.decode()
     shown = re.findall(r'name="seen" value="([^"]+)"', confirm.content.decode())
     assert len(shown) == 2  # the source and its one same-text target, at the revisions shown
-    alice.post(QUEUE, {
+    alice.post(QUEUE + "?queue=decided", {
         "action": "apply_same_text", "apply": "1", "_selected_action": [str(resolved[3].pk)],
         "seen": shown, "reason": "same artefact everywhere",
     })
@@ -76,7 +77,7 @@ def test_merge_and_retire_are_revertible(resolved: Any, alice: Client) -> None:
     retired = fresh(resolved[3])
     assert retired.retired_at is not None
     history = alice.get(f"/admin/curation/observation/{retired.pk}/history/").content.decode()
-    assert "Revert to this version" in history
+    assert "Revert to revision" in history
     from django.apps import apps
 
     first = apps.get_model("curation", "ObservationEvent").objects.filter(pgh_obj_id=retired.pk).order_by("pgh_id").first()

@@ -23,7 +23,21 @@ def test_history_shows_who_why_and_each_changed_field(resolved: Any, alice: Clie
     body = history(alice, resolved[2])
     assert "user:alice" in body and "title is the checkpointing paper" in body
     assert "metadata_mismatch" in body and "verified_exact" in body  # status before / after
-    assert "cited_paper_id" in body and "pinned" in body
+    assert "pinned" in body
+    # People, not row ids: the linked paper by identifier and title; the evidence in words.
+    assert "cited_paper_id" not in body and "paper_id" not in body
+    assert "linked paper" in body and "arXiv:2302.00003 — Checkpointing for fault tolerant deep learning" in body
+    assert "<summary" in body and "raw JSON" in body
+
+
+def test_revert_by_revision_number(resolved: Any, alice: Client) -> None:
+    before = fresh(resolved[2]).revision
+    decide(alice, resolved[2], "link", identifier="2302.00003", reason="checked")
+    assert f"Revert to revision {before}" in history(alice, resolved[2])
+    response = decide(alice, resolved[2], "revert", to_revision=before, reason="back")
+    assert f"Reverted to revision {before}" in alice.get(response.url).content.decode()
+    observation = fresh(resolved[2])
+    assert observation.cited_paper is None and observation.resolution.status == "metadata_mismatch"
 
 
 def test_revert_restores_the_earlier_version_and_is_itself_audited(resolved: Any, alice: Client) -> None:

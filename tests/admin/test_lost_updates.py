@@ -79,7 +79,7 @@ def test_saving_again_after_a_409_needs_an_explicit_choice(resolved: Any, alice:
     assert fields["conflict"] == fields["revision"] == str(current.revision)
     assert fields["work_year"] == "1999" and fields["work_title"] != "Corrected by Alice"
     # ...and the ordinary form no longer carries Bob's stale values with the new revision.
-    form = body[body.index('id="cr-correct"'):]
+    form = body[body.index('id="cr-decide"'):]
     assert 'value="Corrected by Alice"' in form[: form.index("</form>")]
 
     # Saving the panel again without a choice is refused and changes nothing.

@@ -16,6 +16,9 @@ def test_page_shows_raw_text_repairs_parse_and_ranked_candidates(resolved: Any, 
     assert "Silent data corruption in large training runs" in body
     assert "arXiv:2301.00001" in body and "arXiv:2301.00002" in body
     assert "two or more records match equally well" in body
+    # One Decide form with one reason box; candidates link out and score on 0-100; a tie is said.
+    assert body.count('id="cr-decide"') == 1 and body.count('name="reason"') == 1
+    assert 'href="https://arxiv.org/abs/2301.00002"' in body and 'id="cr-tie"' in body
     repaired = alice.get(page_url(resolved[4])).content.decode()
     assert "url_space" in repaired and "NVIDIA/Megatron-LM/issues/1611" in repaired
 

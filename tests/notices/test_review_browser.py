@@ -13,7 +13,7 @@ import pytest
 from curation.notices.models import NoticeReview
 from curation.permissions import NOTICE_REVIEWERS, ensure_groups
 from tests.admin.conftest import make_user
-from tests.admin.test_browser import browser, login  # noqa: F401 - the browser fixture
+from tests.browser import login
 
 from .conftest import FakeCrossref
 from .records import import_citing_record
@@ -42,7 +42,7 @@ def save(page: Any) -> None:
 
 
 def test_two_reviewers_the_second_sees_the_first_and_must_choose(
-    live_server: Any, browser: Any, crossref: FakeCrossref  # noqa: F811
+    live_server: Any, browser: Any, crossref: FakeCrossref
 ) -> None:
     ensure_groups()
     make_user("rita", NOTICE_REVIEWERS)
