@@ -54,6 +54,16 @@ class Actor:
         """Return the actor for a Celery task run."""
         return cls(name=f"task:{name}", source=ChangeSource.TASK, task_id=task_id)
 
+    @classmethod
+    def for_task(cls, task: Any) -> Actor:
+        """Return the actor for the running Celery task (its name and task id)."""
+        return cls.task(task.name, task.request.id)
+
+    @classmethod
+    def for_user(cls, user: Any, source: ChangeSource) -> Actor:
+        """Return the actor for a signed-in user acting through the admin or the API."""
+        return cls(name=f"user:{user.get_username()}", source=source, user_id=user.pk)
+
 
 class MissingReason(ValueError):
     """A change to curated data was attempted without a reason."""

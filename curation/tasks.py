@@ -12,14 +12,9 @@ from .record_input import load_record
 from .services import record_import
 
 
-def task_actor(task: Task) -> Actor:
-    """Return the audit actor for the running task (its name and Celery task id)."""
-    return Actor.task(task.name, task.request.id)
-
-
 @shared_task(bind=True, name="curation.tasks.import_record_file", acks_late=True)
 def import_record_file(self: Task, path: str, reason: str) -> dict[str, Any]:
     """Import one record file in the background; idempotent, so a re-delivery is harmless."""
     document = load_record(Path(path))
-    outcome = record_import(document=document, actor=task_actor(self), reason=reason)
+    outcome = record_import(document=document, actor=Actor.for_task(self), reason=reason)
     return {"arxiv_id": outcome.arxiv_id, "created": outcome.created, "updated": outcome.updated}

@@ -76,12 +76,6 @@ class StateInput(_Decision):
     )
 
 
-def api_actor(request: Request) -> Actor:
-    """Return the history actor of an API request."""
-    user = request.user
-    return Actor(name=f"user:{user.get_username()}", source=ChangeSource.API, user_id=user.pk)
-
-
 def if_match_revision(request: Request) -> int | None:
     """Return the revision an If-Match header names (`"7"`, `W/"7"` or `7`), or None."""
     header = request.headers.get("If-Match")
@@ -124,7 +118,7 @@ class _CurationView(APIView):
         form.is_valid(raise_exception=True)
         revision = expected_revision(request, form.validated_data)
         try:
-            self.decide(observation, form.validated_data, revision, api_actor(request))
+            self.decide(observation, form.validated_data, revision, Actor.for_user(request.user, ChangeSource.API))
         except StaleRevision as exc:
             # Built here, not raised: DRF would turn the integers of the detail into strings.
             body = error_body(status.HTTP_409_CONFLICT, "stale_revision", exc.detail())

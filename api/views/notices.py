@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from curation.audit import Actor
 from curation.notices.models import (
     EVENT_TYPE_CHOICES,
     NoticeEvent,
@@ -26,6 +27,7 @@ from curation.notices.models import (
 )
 from curation.notices.reviews import DECISIONS, MissingNote, StaleReview, review_decide
 from curation.permissions import NOTICE_REVIEWERS
+from curation.states import ChangeSource
 
 from ..caching import PRIVATE
 from ..errors import NO_STORE, error_body
@@ -33,7 +35,7 @@ from ..representations import timestamp
 from ..schema import AUTH_ERRORS, ERROR_BODY, ERRORS
 from ..serializers import StaleChangeSerializer
 from .base import ListView
-from .curation import IF_MATCH, RevisionRequired, api_actor, expected_revision
+from .curation import IF_MATCH, RevisionRequired, expected_revision
 
 
 class NoticeEventFilter(filters.FilterSet):
@@ -242,7 +244,7 @@ class NoticeEventReview(APIView):
                 decision=form.validated_data["decision"],
                 note=form.validated_data["note"],
                 expected_revision=revision,
-                actor=api_actor(request),
+                actor=Actor.for_user(request.user, ChangeSource.API),
             )
         except StaleReview as exc:
             # Built here, not raised: DRF would turn the integers of the detail into strings.

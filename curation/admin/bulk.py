@@ -36,10 +36,10 @@ from curation.services.observations import (
     observation_retire,
     observation_set_state,
 )
-from curation.states import ResolutionStatus
+from curation.states import ChangeSource, ResolutionStatus
 
 from .candidates import agreement, top_candidate
-from .common import can_curate, curator_actor
+from .common import can_curate
 from .decisions import link
 from .describe import best_text
 from .forms import BulkForm, parse_identifier, parse_seen, seen_pairs
@@ -300,7 +300,7 @@ def run_bulk(
         return None
     form = BulkForm(request.POST if "apply" in request.POST else None, initial={"threshold": 90.0})
     if form.is_bound and form.is_valid():
-        actor, reason = curator_actor(request), form.cleaned_data["reason"]
+        actor, reason = Actor.for_user(request.user, ChangeSource.ADMIN), form.cleaned_data["reason"]
         try:
             with (
                 transaction.atomic(),

@@ -17,12 +17,14 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from curation.audit import Actor
 from curation.models import Observation, Paper
 from curation.services.observations import CurationError, StaleRevision
+from curation.states import ChangeSource
 
 from . import bulk
 from .candidates import agreement, candidate_view
-from .common import can_curate, curator_actor
+from .common import can_curate
 from .decisions import DECISIONS
 from .describe import best_text
 from .filters import PaperFilter, PinnedFilter, QueueFilter, ResolverSourceFilter, StateFilter
@@ -305,7 +307,7 @@ class ObservationAdmin(admin.ModelAdmin):
             )
             return HttpResponseRedirect(request.get_full_path())
         try:
-            message = decision.handle(obj, form, curator_actor(request))
+            message = decision.handle(obj, form, Actor.for_user(request.user, ChangeSource.ADMIN))
         except StaleRevision as exc:
             # Nothing was written: show the other curator's change, the current values beside
             # the curator's own, and ask for an explicit choice before saving again.

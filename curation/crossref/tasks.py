@@ -14,4 +14,4 @@ from .measurements import measure_paper
 def measure_citations(self: Task, arxiv_id: str) -> str:
     """Measure one paper's Crossref citation count; a re-delivery just measures again."""
     paper = Paper.objects.get(arxiv_id=arxiv_id)
-    return measure_paper(paper, actor=Actor.task(self.name, self.request.id)).detail
+    return measure_paper(paper, actor=Actor.for_task(self)).detail

@@ -33,12 +33,6 @@ from .selectors import QUEUE, affected_observations
 admin.site.index_template = "notices/admin/index.html"
 
 
-def admin_actor(request: HttpRequest) -> Actor:
-    """Return the audit actor for a staff member acting in the admin."""
-    user = request.user
-    return Actor(name=f"user:{user.get_username()}", source=ChangeSource.ADMIN, user_id=user.pk)
-
-
 class QueueFilter(admin.SimpleListFilter):
     """Show the open reviews unless another status is asked for."""
 
@@ -257,7 +251,7 @@ class NoticeReviewAdmin(admin.ModelAdmin):
             decision=form.cleaned_data["decision"],
             note=form.cleaned_data["decision_note"],
             expected_revision=form.expected_revision,
-            actor=admin_actor(request),
+            actor=Actor.for_user(request.user, ChangeSource.ADMIN),
         )
         obj.refresh_from_db()
 

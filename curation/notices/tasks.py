@@ -9,8 +9,8 @@ from celery import Task, shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from curation.audit import Actor
 from curation.models import CitedWork
-from curation.tasks import task_actor
 
 from .selectors import works_due
 from .services import refresh
@@ -34,7 +34,7 @@ def refresh_work(
     work = CitedWork.objects.filter(pk=work_id).first()
     if work is None:
         return {"work_id": work_id, "notices_changed": 0}
-    outcome = refresh(work=work, actor=task_actor(self), reason=reason)
+    outcome = refresh(work=work, actor=Actor.for_task(self), reason=reason)
     return {"work_id": work_id, "notices_changed": outcome.notices_changed}
 
 
@@ -52,7 +52,7 @@ def refresh_works(
     changed = failed = 0
     for work in CitedWork.objects.filter(pk__in=work_ids).order_by("pk"):
         try:
-            changed += refresh(work=work, actor=task_actor(self), reason=reason).notices_changed
+            changed += refresh(work=work, actor=Actor.for_task(self), reason=reason).notices_changed
         except Exception:  # noqa: BLE001 - one work never stops the others
             log.exception("notice refresh of work %s failed", work.pk)
             failed += 1

@@ -15,6 +15,7 @@ from celery import Task, shared_task
 from django.db.models import QuerySet
 
 from citerec.celery import app
+from curation.audit import Actor
 from curation.models import Observation
 from curation.resolution import services
 from curation.resolution.schedule import (
@@ -22,7 +23,6 @@ from curation.resolution.schedule import (
     CHUNK_RETRY_BACKOFF_MAX,
     STALE_RUN_MINUTES,
 )
-from curation.tasks import task_actor
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ def resolve_observation(self: Task, observation_id: str, reason: str) -> dict[st
     """Resolve one observation."""
     observations = list(Observation.objects.filter(pk=observation_id))
     outcome = services.observations_resolve(
-        observations=observations, actor=task_actor(self), reason=reason
+        observations=observations, actor=Actor.for_task(self), reason=reason
     )
     return {"changed": outcome.changed, "failed": outcome.failed}
 
@@ -69,7 +69,7 @@ class ChunkTask(Task):
 )
 def resolve_chunk(self: Task, chunk_id: int) -> dict[str, Any]:
     """Resolve one chunk of a run (a few hundred observations), or say why it did nothing."""
-    return services.chunk_resolve(chunk_id=chunk_id, actor=task_actor(self)).summary()
+    return services.chunk_resolve(chunk_id=chunk_id, actor=Actor.for_task(self)).summary()
 
 
 def dispatch_run(run_id: int) -> int:
@@ -117,7 +117,7 @@ def _run_for_job(
 ) -> int:
     """Create the job's run (once per job: a re-delivered job gets the same run) and queue it."""
     run = services.run_create(
-        observations=observations, selection=selection, actor=task_actor(task), reason=reason,
+        observations=observations, selection=selection, actor=Actor.for_task(task), reason=reason,
         job_id=task.request.id,
     )  # fmt: skip
     dispatch_run(run.pk)  # again on a re-delivery: chunks done already are skipped by the workers

@@ -127,3 +127,28 @@ def test_a_recorded_context_cannot_be_given_other_metadata(imported: None) -> No
             cursor.execute("UPDATE curation_observation SET pinned = true")
     recorded.pgh_context.refresh_from_db()
     assert recorded.pgh_context.metadata["reason"] == "import of citation records"
+
+
+def test_actor_for_user_and_for_task_name_who_acted() -> None:
+    class User:
+        pk = 42
+
+        def get_username(self) -> str:
+            return "carol"
+
+    class Request:
+        id = "task-id-1"
+
+    class Task:
+        name = "curation.resolution.tasks.chunk_resolve"
+        request = Request()
+
+    assert Actor.for_user(User(), ChangeSource.API) == Actor(
+        name="user:carol", source=ChangeSource.API, user_id=42
+    )
+    assert Actor.for_user(User(), ChangeSource.ADMIN).source is ChangeSource.ADMIN
+    assert Actor.for_task(Task()) == Actor(
+        name="task:curation.resolution.tasks.chunk_resolve",
+        source=ChangeSource.TASK,
+        task_id="task-id-1",
+    )

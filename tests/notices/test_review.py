@@ -43,7 +43,7 @@ def index_counts(html: str) -> tuple[int, int]:
 
 
 def _actor(user: Any) -> Actor:
-    return Actor(name=f"user:{user.username}", source=ChangeSource.ADMIN, user_id=user.pk)
+    return Actor.for_user(user, ChangeSource.ADMIN)
 
 
 def _refresh_micpro(crossref: FakeCrossref, work: Any = None) -> Any:

@@ -47,7 +47,7 @@ def concern(crossref: FakeCrossref, reviewers: Any) -> NoticeReview:
 
 
 def as_admin(user: Any) -> Actor:
-    return Actor(name=f"user:{user.username}", source=ChangeSource.ADMIN, user_id=user.pk)
+    return Actor.for_user(user, ChangeSource.ADMIN)
 
 
 def change_url(review: NoticeReview) -> str:
