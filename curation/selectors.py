@@ -126,11 +126,6 @@ def inbound_state_counts(paper: Paper) -> dict[str, int]:
     return {status or "unresolved": n for status, n in rows}
 
 
-def paper_exists(arxiv_id: str) -> bool:
-    """Return whether the paper is known."""
-    return Paper.objects.filter(arxiv_id=arxiv_id).exists()
-
-
 # --- curator work queues: the admin's queue filter and the admin index's counts read these ------
 
 # Below this planner estimate an exact count is cheap enough to be worth it.

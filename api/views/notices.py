@@ -25,7 +25,7 @@ from curation.notices.models import (
     NoticeSource,
     ReviewStatus,
 )
-from curation.notices.reviews import DECISIONS, MissingNote, StaleReview, review_decide
+from curation.notices.services.review import DECISIONS, MissingNote, StaleReview, review_decide
 from curation.permissions import NOTICE_REVIEWERS
 from curation.states import ChangeSource
 

@@ -26,8 +26,8 @@ from .models import (
     ReviewStatus,
     SourceReceipt,
 )
-from .reviews import StaleReview, last_review_change, review_decide, review_history
 from .selectors import QUEUE, affected_observations
+from .services.review import StaleReview, last_review_change, review_decide, review_history
 
 # The index shows the count of unreviewed retractions and expressions of concern.
 admin.site.index_template = "notices/admin/index.html"

@@ -8,7 +8,7 @@ from datetime import UTC, date
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from curation.notices.events import EventType, NoticeEvent
+from curation.notices.events import EventType, ReportedEvent
 
 _SUBJECT = r"(?:paper|article|manuscript|submission|preprint|e-?print|work|version)"
 _BY_WHOM = r"(?:the\s+)?(?:authors?|author\(s\)|submitter|arxiv(?:\s+admin\w*)?|moderators?)"
@@ -46,7 +46,7 @@ def is_withdrawal_comment(text: str | None) -> bool:
     return _WITHDRAWAL.search(flat) is not None and _OTHER_VERSION.search(flat) is None
 
 
-def withdrawal_event(record: Mapping[str, Any]) -> NoticeEvent | None:
+def withdrawal_event(record: Mapping[str, Any]) -> ReportedEvent | None:
     """Return a withdrawal event for a snapshot record whose paper is withdrawn, else None."""
     arxiv_id = str(record.get("id") or "").strip()
     if not arxiv_id:
@@ -58,7 +58,7 @@ def withdrawal_event(record: Mapping[str, Any]) -> NoticeEvent | None:
     if not withdrawn_version and not is_withdrawal_comment(comment_text):
         return None
     version = str(latest.get("version")) if latest else None
-    return NoticeEvent(
+    return ReportedEvent(
         type=EventType.WITHDRAWAL,
         source="arxiv",
         work_arxiv_id=arxiv_id,

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from curation.notices.events import (
     EventType,
-    NoticeEvent,
+    ReportedEvent,
     arxiv_id_from_doi,
     canonical_doi,
     event_type_from_crossref,
@@ -50,7 +50,7 @@ def crossref_notices_params(doi: str) -> dict[str, str] | None:
     return {"filter": f"updates:{doi}"}
 
 
-def events_from_work(message: Json, *, work_doi: str | None = None) -> list[NoticeEvent]:
+def events_from_work(message: Json, *, work_doi: str | None = None) -> list[ReportedEvent]:
     """Return the events a `/works/{doi}` message reports about that work (`updated-by`)."""
     message = _unwrap(message)
     doi = canonical_doi(work_doi) or canonical_doi(message.get("DOI"))
@@ -73,7 +73,7 @@ def events_from_work(message: Json, *, work_doi: str | None = None) -> list[Noti
     return dedupe_events(events)
 
 
-def events_from_notices(listing: Json | Iterable[Json], *, work_doi: str) -> list[NoticeEvent]:
+def events_from_notices(listing: Json | Iterable[Json], *, work_doi: str) -> list[ReportedEvent]:
     """Return the events that `/works?filter=updates:{doi}` items report about that DOI."""
     doi = canonical_doi(work_doi)
     if doi is None:
@@ -95,9 +95,9 @@ def crossref_events(
     work_doi: str,
     work_message: Json | None = None,
     notices: Json | Iterable[Json] | None = None,
-) -> list[NoticeEvent]:
+) -> list[ReportedEvent]:
     """Return the events both Crossref paths report about a work, deduplicated and sorted."""
-    events: list[NoticeEvent] = []
+    events: list[ReportedEvent] = []
     if work_message is not None:
         events += events_from_work(work_message, work_doi=work_doi)
     if notices is not None:
@@ -105,7 +105,7 @@ def crossref_events(
     return sorted(dedupe_events(events), key=lambda e: e.sort_key)
 
 
-def dedupe_events(events: Iterable[NoticeEvent]) -> list[NoticeEvent]:
+def dedupe_events(events: Iterable[ReportedEvent]) -> list[ReportedEvent]:
     """Collapse the events that name the same notice into one.
 
     One notice is one document, so the events of one source that share a work
@@ -117,7 +117,7 @@ def dedupe_events(events: Iterable[NoticeEvent]) -> list[NoticeEvent]:
     URL and record id are the winner's, filled from the others where missing;
     its reasons are all the reasons given. Events without a notice DOI are kept.
     """
-    groups: dict[tuple[Any, ...], list[NoticeEvent]] = {}
+    groups: dict[tuple[Any, ...], list[ReportedEvent]] = {}
     for event in events:
         key: tuple[Any, ...] = (event.work_doi, event.work_arxiv_id, event.source)
         key += (event.notice_doi,) if event.notice_doi else (id(event),)
@@ -125,7 +125,7 @@ def dedupe_events(events: Iterable[NoticeEvent]) -> list[NoticeEvent]:
     return [_merge(group) for group in groups.values()]
 
 
-def _merge(group: Sequence[NoticeEvent]) -> NoticeEvent:
+def _merge(group: Sequence[ReportedEvent]) -> ReportedEvent:
     ranked = sorted(
         group,
         key=lambda e: (
@@ -141,7 +141,7 @@ def _merge(group: Sequence[NoticeEvent]) -> NoticeEvent:
     def first(attr: str) -> Any:
         return next((v for e in ranked if (v := getattr(e, attr)) is not None), None)
 
-    return NoticeEvent(
+    return ReportedEvent(
         type=winner.type,
         source=winner.source,
         work_doi=winner.work_doi,
@@ -156,9 +156,9 @@ def _merge(group: Sequence[NoticeEvent]) -> NoticeEvent:
 
 def _event(
     work_doi: str, entry: Json, notice_doi: str | None, *, fallback_date: date | None
-) -> NoticeEvent:
+) -> ReportedEvent:
     record_id = entry.get("record-id")
-    return NoticeEvent(
+    return ReportedEvent(
         type=event_type_from_crossref(entry.get("type") or entry.get("label")),
         # Everything read from the Crossref API is reported as Crossref, the
         # source whose receipt covers it, even the entries Crossref takes from

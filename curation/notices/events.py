@@ -136,7 +136,7 @@ def arxiv_id_from_doi(doi: str | None) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
-class NoticeEvent:
+class ReportedEvent:
     """One notice a source reports about a canonical work."""
 
     type: EventType
@@ -189,13 +189,13 @@ def event_v1(event: Any) -> dict[str, Any]:
     }
 
 
-def sorted_v1(events: Iterable[NoticeEvent]) -> list[dict[str, Any]]:
+def sorted_v1(events: Iterable[ReportedEvent]) -> list[dict[str, Any]]:
     """Return events as v1 dicts in v1 order."""
     return [e.to_v1() for e in sorted(events, key=lambda e: e.sort_key)]
 
 
 def v1_sort_key(event: Mapping[str, Any]) -> tuple[Any, ...]:
-    """Order v1 event dicts exactly as `NoticeEvent.sort_key` orders events."""
+    """Order v1 event dicts exactly as `ReportedEvent.sort_key` orders events."""
     # ISO dates sort as text in date order, so stored events need no parsing to be ordered.
     return (
         event["date"] is None,
@@ -207,6 +207,6 @@ def v1_sort_key(event: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def most_severe(events: Iterable[NoticeEvent]) -> NoticeEvent | None:
+def most_severe(events: Iterable[ReportedEvent]) -> ReportedEvent | None:
     """Return the event the review queue should show first, or None."""
     return min(events, key=lambda e: (severity_rank(e.type), e.sort_key), default=None)

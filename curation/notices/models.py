@@ -17,7 +17,7 @@ from django.db import models
 from curation.history import tracked
 from curation.models import CitedWork
 
-from .events import EventType, event_v1, severity_rank
+from .events import EventType, event_v1
 from .retraction_watch import paper_keys
 
 EVENT_TYPE_CHOICES = [(t.value, t.value.replace("_", " ")) for t in EventType]
@@ -223,8 +223,3 @@ class RetractionWatchImport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.file_name} at {self.started_at:%Y-%m-%d %H:%M}"
-
-
-def severity_of(event_type: str) -> int:
-    """Return the queue rank of a stored type."""
-    return severity_rank(EventType(event_type))

@@ -14,7 +14,7 @@ from typing import IO, Final, Generic, Protocol, TypeVar
 
 from curation.notices.events import (
     EventType,
-    NoticeEvent,
+    ReportedEvent,
     arxiv_id_from_doi,
     canonical_doi,
     event_type_from_retraction_watch,
@@ -125,13 +125,13 @@ class RetractionWatchRow:
         """Return the identifiers of the original paper (`doi:...`, `pmid:...`)."""
         return paper_keys(self.original_doi, self.original_pubmed_id)
 
-    def to_event(self) -> NoticeEvent | None:
+    def to_event(self) -> ReportedEvent | None:
         """Return the row as a notice event, or None when the paper has no DOI."""
         # citerec's canonical works are DOIs and arXiv ids; a PubMed-only row
         # cannot be attached to one, so it produces no event.
         if self.original_doi is None:
             return None
-        return NoticeEvent(
+        return ReportedEvent(
             type=self.nature,
             source="retraction_watch",
             work_doi=self.original_doi,

@@ -40,7 +40,7 @@ class SourceAnswer:
     outcome: ReceiptOutcome
     observed_at: datetime
     query: str
-    events: tuple[ev.NoticeEvent, ...] = ()
+    events: tuple[ev.ReportedEvent, ...] = ()
     superseded: frozenset[str] = field(default_factory=frozenset)  # source record ids
     detail: str = ""
 
@@ -150,8 +150,8 @@ def ask_retraction_watch(keys: WorkKeys) -> SourceAnswer | None:
     )
 
 
-def _rw_event(record: RetractionWatchRecord) -> ev.NoticeEvent:
-    return ev.NoticeEvent(
+def _rw_event(record: RetractionWatchRecord) -> ev.ReportedEvent:
+    return ev.ReportedEvent(
         type=record.event_type,
         source="retraction_watch",
         work_doi=record.original_doi,

@@ -17,7 +17,7 @@ from curation.notices.crossref_updates import (
     events_from_notices,
     events_from_work,
 )
-from curation.notices.events import EventType, NoticeEvent
+from curation.notices.events import EventType, ReportedEvent
 
 Load = Callable[[str], Any]
 MICPRO = "10.1016/j.micpro.2020.103053"
@@ -26,7 +26,7 @@ RETRACTION_NOTICE = "10.1016/j.micpro.2024.105024"
 COMMA = "10.1002/(sici)1097-0258(19980430)17:8<857::aid-sim777>3.0.co,2-e"
 
 
-def _summary(events: list[NoticeEvent]) -> list[tuple[Any, ...]]:
+def _summary(events: list[ReportedEvent]) -> list[tuple[Any, ...]]:
     return sorted(
         (e.notice_doi, e.type.value, e.date, e.source_record_id, e.source) for e in events
     )
@@ -109,7 +109,7 @@ def test_same_notice_through_both_paths_is_one_event(load_json: Load) -> None:
     assert [e.date for e in events] == sorted(e.date for e in events if e.date)
 
 
-def _crossref_event(**overrides: Any) -> NoticeEvent:
+def _crossref_event(**overrides: Any) -> ReportedEvent:
     fields: dict[str, Any] = {
         "type": EventType.CORRECTION,
         "source": "crossref",
@@ -117,7 +117,7 @@ def _crossref_event(**overrides: Any) -> NoticeEvent:
         "notice_doi": "10.1/n",
     }
     fields.update(overrides)
-    return NoticeEvent(**fields)
+    return ReportedEvent(**fields)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 from curation.notices.events import (
     SEVERITY_ORDER,
     EventType,
-    NoticeEvent,
+    ReportedEvent,
     arxiv_id_from_doi,
     canonical_doi,
     event_type_from_crossref,
@@ -130,7 +130,7 @@ def test_severity_order_covers_every_type_most_severe_first() -> None:
     assert severity_rank(EventType.EXPRESSION_OF_CONCERN) < severity_rank(EventType.CORRECTION)
 
 
-def _event(**overrides: object) -> NoticeEvent:
+def _event(**overrides: object) -> ReportedEvent:
     fields: dict[str, object] = {
         "type": EventType.RETRACTION,
         "source": "retraction_watch",
@@ -141,7 +141,7 @@ def _event(**overrides: object) -> NoticeEvent:
         "source_record_id": "72853",
     }
     fields.update(overrides)
-    return NoticeEvent(**fields)  # type: ignore[arg-type]
+    return ReportedEvent(**fields)  # type: ignore[arg-type]
 
 
 def test_to_v1_is_exactly_the_spec_event() -> None:

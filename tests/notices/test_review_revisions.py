@@ -18,9 +18,9 @@ from rest_framework.test import APIClient
 
 from curation.audit import Actor
 from curation.notices.models import NoticeReview, ReviewStatus
-from curation.notices.reviews import StaleReview, review_history
 from curation.notices.selectors import review_queue
 from curation.notices.services import refresh, review_decide
+from curation.notices.services.review import StaleReview, review_history
 from curation.permissions import CURATORS, NOTICE_REVIEWERS, ensure_groups
 from curation.states import ChangeSource
 from tests.admin.conftest import make_user

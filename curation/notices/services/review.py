@@ -18,9 +18,9 @@ from curation.audit import Actor, audited
 from curation.history import event_model, last_change
 from curation.models import CitedWork
 
-from .follow import locked_with_notices, store_computed_notices
-from .models import NoticeReview, ReviewStatus
-from .selectors import observations_of
+from ..follow import locked_with_notices, store_computed_notices
+from ..models import NoticeReview, ReviewStatus
+from ..selectors import observations_of
 
 DECISIONS = (ReviewStatus.CONFIRMED, ReviewStatus.DISMISSED)
 
