@@ -20,6 +20,7 @@ from citerec.celery import app
 from curation.models import Resolution
 from curation.resolution import services, tasks
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
+from curation.resolution.services import runs as run_services
 from tests.resolution import runs
 
 ACTOR = runs.ACTOR
@@ -122,7 +123,7 @@ def test_database_errors_are_retried_then_recorded_and_resume_finishes(
         calls.append(1)
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(services, "observations_resolve", unreachable)
+    monkeypatch.setattr(run_services, "observations_resolve", unreachable)
     first = chunks(run)[0]
     monkeypatch.setitem(app.conf, "task_eager_propagates", False)
     result = tasks.resolve_chunk.apply(args=[first.pk])  # the retries run in process at once
@@ -135,7 +136,7 @@ def test_database_errors_are_retried_then_recorded_and_resume_finishes(
     assert first.done_at is None and "OperationalError" in first.last_error
     assert not Resolution.objects.exists()
 
-    monkeypatch.setattr(services, "observations_resolve", real)
+    monkeypatch.setattr(run_services, "observations_resolve", real)
     out = io.StringIO()
     call_command("resolve", "--resume", str(run.pk), stdout=out)  # tasks run in process here
     run.refresh_from_db()
@@ -209,7 +210,7 @@ def test_a_job_delivered_again_gets_the_run_it_made_not_a_second_one() -> None:
 
 @pytest.mark.django_db
 def test_run_creation_streams_a_selection_into_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(services, "RUN_CREATE_BATCH", 2)  # several chunk statements
+    monkeypatch.setattr(run_services, "RUN_CREATE_BATCH", 2)  # several chunk statements
     run = make_run(count=11, chunk_size=2)
     got = chunks(run)
     assert [c.number for c in got] == [0, 1, 2, 3, 4, 5] and run.total == 11

@@ -16,6 +16,7 @@ from curation.models import Observation, ObservationEvent, Paper, Resolution
 from curation.resolution import services, tasks
 from curation.resolution.importers import store_crossref_works
 from curation.resolution.models import PinnedDisagreement, ResolutionChunk, ResolutionRun
+from curation.resolution.services import verdicts
 from curation.states import Origin
 from tests.resolution.conftest import FIXTURES
 
@@ -177,7 +178,7 @@ def test_a_worker_dying_mid_chunk_loses_and_duplicates_nothing(
         actor=ACTOR, reason="batch", chunk_size=10,
     )  # fmt: skip
     chunk = ResolutionChunk.objects.get(run=run)
-    real_apply = services._apply_verdict
+    real_apply = verdicts._apply_verdict
     calls = []
 
     def dying(*args: object, **kwargs: object) -> str:
@@ -186,11 +187,11 @@ def test_a_worker_dying_mid_chunk_loses_and_duplicates_nothing(
             raise SystemExit("worker killed")  # not an Exception: the batch cannot catch it
         return real_apply(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(services, "_apply_verdict", dying)
+    monkeypatch.setattr(verdicts, "_apply_verdict", dying)
     with pytest.raises(SystemExit):
         tasks.resolve_chunk.delay(chunk.pk)
     assert not Resolution.objects.exists()  # the chunk's transaction rolled back whole
-    monkeypatch.setattr(services, "_apply_verdict", real_apply)
+    monkeypatch.setattr(verdicts, "_apply_verdict", real_apply)
     tasks.resolve_chunk.delay(chunk.pk)  # the broker re-delivers (acks_late)
     run.refresh_from_db()
     assert (run.done, run.total, run.status) == (4, 4, "done")
@@ -204,14 +205,14 @@ def test_one_failing_observation_does_not_stop_the_batch(
 ) -> None:
     good = observe("Sara Hooker. The Hardware Lottery, 2020.", index=1)
     bad = observe("Sara Hooker. The Hardware Lottery, 2020, again.", index=2)
-    real_apply = services._apply_verdict
+    real_apply = verdicts._apply_verdict
 
     def failing(prepared, *args, **kwargs):  # type: ignore[no-untyped-def]
         if prepared.observation.pk == bad.pk:
             raise ValueError("broken row")
         return real_apply(prepared, *args, **kwargs)
 
-    monkeypatch.setattr(services, "_apply_verdict", failing)
+    monkeypatch.setattr(verdicts, "_apply_verdict", failing)
     outcome = resolve(good, bad)
     assert (outcome.changed, outcome.failed) == (1, 1)
     assert "broken row" in outcome.errors[0]

@@ -1,17 +1,15 @@
-"""Resolution writes: verdicts into observations (SPEC §2's table), runs, disagreements."""
+"""Write verdicts into observations (SPEC §2's table): rows, history, disagreements, notices."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Max, Q, QuerySet
-from django.db.models.functions import Greatest
+from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from curation.audit import Actor, audited
@@ -25,9 +23,6 @@ from curation.notices.follow import (
 from curation.references import parse_reference
 from curation.resolution.models import (
     PinnedDisagreement,
-    ResolutionChunk,
-    ResolutionRun,
-    RunStatus,
 )
 from curation.resolution.resolver import (
     RESOLVER_VERSION,
@@ -36,17 +31,15 @@ from curation.resolution.resolver import (
     resolve_inputs,
 )
 from curation.services.works import work_for_doi, work_for_paper
-from curation.states import Origin, ResolutionStatus, ResolverSource
+from curation.states import Origin, ResolverSource
 
 log = logging.getLogger(__name__)
 
-CHUNK_SIZE = 250
-MAX_RUN_ERRORS = 50
 CHANGED, UNCHANGED, PINNED = "changed", "unchanged", "pinned"
-RETRY_STATES = (ResolutionStatus.UNRESOLVED, ResolutionStatus.MALFORMED_IDENTIFIER)
 # Errors that say the database cannot be used right now (connection lost, server restarting,
 # deadlock): the whole chunk is retried later, never counted as failed items.
 DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+
 
 
 @dataclass
@@ -100,7 +93,7 @@ class _Links:
         # The batch's observations locked, with their resolutions and notices, in one statement
         # (or already so by the caller: `locked`).
         if locked is None:
-            locked = list(_locked(Observation.objects.filter(pk__in=observation_ids)))
+            locked = list(locked_observations(Observation.objects.filter(pk__in=observation_ids)))
         self.observations = {o.pk: o for o in locked}
         self.resolutions = {
             o.pk: o.resolution for o in locked if getattr(o, "resolution", None) is not None
@@ -343,7 +336,7 @@ def observations_resolve(
     """Resolve observations and write the verdicts; one bad item never stops the batch.
 
     `locked`: the caller's transaction has locked these observations already, with their
-    resolutions and notices (`_locked`), so they are not read again.
+    resolutions and notices (`locked_observations`), so they are not read again.
     """
     outcome = BatchOutcome(errors=[])
     prepared: list[Prepared] = []
@@ -379,7 +372,7 @@ def observations_resolve(
     return outcome
 
 
-def _locked(observations: QuerySet[Observation]) -> QuerySet[Observation]:
+def locked_observations(observations: QuerySet[Observation]) -> QuerySet[Observation]:
     """Lock observations (primary-key order), with their resolutions and notices selected."""
     return locked_with_notices(observations)
 
@@ -417,226 +410,3 @@ def _write_each(
             outcome.failed += 1
             outcome.errors.append(f"observation {item.observation.pk}: {exc!r}")  # type: ignore[union-attr]
     return results
-
-
-# --- runs --------------------------------------------------------------------------------
-
-
-def select_observations(
-    *, paper_id: str | None = None, state: str | None = None, everything: bool = False
-) -> QuerySet[Observation]:
-    """Return the observations a run covers (never retired ones)."""
-    queryset = Observation.objects.filter(retired_at__isnull=True)
-    if paper_id:
-        queryset = queryset.filter(paper__arxiv_id=paper_id)
-    if state:
-        if state == "never_resolved":
-            queryset = queryset.filter(resolution__isnull=True)
-        else:
-            queryset = queryset.filter(resolution__status=state)
-    if not (paper_id or state or everything):
-        raise ValueError("choose a paper, a state, or everything")
-    return queryset.order_by("pk")
-
-
-RUN_CREATE_BATCH = 200  # chunks written per statement while a run is created
-
-
-@transaction.atomic
-def run_create(
-    *,
-    observations: QuerySet[Observation],
-    selection: dict[str, Any],
-    actor: Actor,
-    reason: str,
-    chunk_size: int = CHUNK_SIZE,
-    job_id: str | None = None,
-) -> ResolutionRun:
-    """Create a run and its chunks; the chunks are what workers pick up.
-
-    `job_id` (the Celery job creating it) makes creation idempotent: a job delivered again (its
-    worker was lost, or it outlasted the broker's visibility timeout) gets the run the first
-    delivery made, never a second run over the same observations. The ids are streamed into
-    chunks a batch at a time, so memory stays bounded whatever the selection.
-    """
-    if job_id is not None:
-        # Serialises deliveries of one job: the second waits for the first's commit, then finds it.
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"run-create:{job_id}"])
-        existing = ResolutionRun.objects.filter(selection__job=job_id).order_by("pk").first()
-        if existing is not None:
-            log.warning("job %s was delivered again: run %s exists already", job_id, existing.pk)
-            return existing
-        selection = {**selection, "job": job_id}
-    run = ResolutionRun.objects.create(selection=selection, reason=reason, actor=actor.name)
-    total, number, batch, ids = 0, 0, [], []
-    for pk in observations.values_list("pk", flat=True).iterator(chunk_size=10 * chunk_size):
-        ids.append(str(pk))
-        total += 1
-        if len(ids) == chunk_size:
-            batch.append(ResolutionChunk(run=run, number=number, observation_ids=ids))
-            number, ids = number + 1, []
-            if len(batch) == RUN_CREATE_BATCH:
-                ResolutionChunk.objects.bulk_create(batch)
-                batch = []
-    if ids:
-        batch.append(ResolutionChunk(run=run, number=number, observation_ids=ids))
-    ResolutionChunk.objects.bulk_create(batch)
-    run.total = total
-    run.save(update_fields=["total"])
-    if not total:
-        ResolutionRun.objects.filter(pk=run.pk).update(
-            status=RunStatus.DONE, finished_at=timezone.now()
-        )
-        run.refresh_from_db()
-    return run
-
-
-class ChunkBusy(Exception):
-    """Another worker holds the chunk right now: try again later (never drop it)."""
-
-
-@dataclass
-class ChunkOutcome:
-    """What a chunk job did: resolved its observations, or why it did nothing."""
-
-    chunk_id: int
-    batch: BatchOutcome | None = None
-    skipped: str | None = None
-
-    def summary(self) -> dict[str, Any]:
-        """Return the task's result: the counts, or the reason it did nothing."""
-        if self.batch is None:
-            return {"chunk": self.chunk_id, "skipped": self.skipped}
-        return {"chunk": self.chunk_id, "changed": self.batch.changed, "failed": self.batch.failed}
-
-
-_LEASE_SQL = """
-    UPDATE resolution_resolutionchunk SET started_at = %s, attempts = attempts + 1
-    WHERE id = (SELECT id FROM resolution_resolutionchunk
-                WHERE id = %s AND done_at IS NULL FOR UPDATE SKIP LOCKED)
-"""
-
-
-def chunk_resolve(*, chunk_id: int, actor: Actor) -> ChunkOutcome:
-    """Resolve one chunk once, or say why not; raise ChunkBusy while another worker holds it.
-
-    A re-delivered chunk that is already done does nothing and says so. Database errors
-    propagate (nothing is written): the task retries them.
-    """
-    # Take the lease in its own statement so the sweep sees a chunk being worked on; it skips
-    # a chunk another worker holds instead of waiting for it.
-    with connection.cursor() as cursor:
-        cursor.execute(_LEASE_SQL, [timezone.now(), chunk_id])
-        leased = cursor.rowcount == 1
-    if leased:  # outside the chunk's transaction: it must not hold the run row meanwhile
-        ResolutionRun.objects.filter(chunks=chunk_id, status=RunStatus.QUEUED).update(
-            status=RunStatus.RUNNING
-        )
-    with transaction.atomic():
-        # Lock the chunk row only (`of self`): a join would lock the run row too, and every
-        # other chunk of the run would be skipped.
-        chunk = (
-            ResolutionChunk.objects.select_for_update(of=("self",), skip_locked=True)
-            .filter(pk=chunk_id)
-            .first()
-        )
-        if chunk is None or chunk.done_at is not None:
-            return _chunk_not_taken(chunk_id, chunk)
-        if not leased:  # another worker held it a moment ago and let go without finishing
-            log.info("chunk %s: taken after another worker let go of it", chunk_id)
-        run = ResolutionRun.objects.only("pk", "reason").get(pk=chunk.run_id)
-        # Read once, locked: what the verdicts are computed from is what they are written over.
-        observations = list(_locked(Observation.objects.filter(pk__in=chunk.observation_ids)))
-        outcome = observations_resolve(
-            observations=observations, actor=actor, reason=run.reason, locked=True
-        )
-        now = timezone.now()
-        ResolutionChunk.objects.filter(pk=chunk.pk).update(done_at=now, last_error="")
-        _run_count(run.pk, len(chunk.observation_ids), outcome, now)
-    return ChunkOutcome(chunk_id, batch=outcome)
-
-
-def _chunk_not_taken(chunk_id: int, locked: ResolutionChunk | None) -> ChunkOutcome:
-    """Say why a chunk was not resolved, or raise ChunkBusy when another worker holds it."""
-    chunk = locked or ResolutionChunk.objects.filter(pk=chunk_id).first()
-    if chunk is None:
-        log.warning("chunk %s: no such chunk (its run was deleted?); nothing to do", chunk_id)
-        return ChunkOutcome(chunk_id, skipped="no such chunk")
-    if chunk.done_at is not None:
-        log.info("chunk %s: done already at %s; nothing to do", chunk_id, chunk.done_at)
-        return ChunkOutcome(chunk_id, skipped="done already")
-    raise ChunkBusy(f"chunk {chunk_id} is being resolved by another worker")
-
-
-def _run_count(run_id: int, size: int, outcome: BatchOutcome, now: datetime) -> None:
-    """Add a finished chunk to its run; the run is done when every observation is counted."""
-    with connection.cursor() as cursor:
-        # One statement, and it serialises finishing chunks on the run row (READ COMMITTED),
-        # so exactly one of them sees the run complete.
-        cursor.execute(
-            "UPDATE resolution_resolutionrun SET done = done + %s, changed = changed + %s, "
-            "failed = failed + %s, errors = CASE WHEN jsonb_array_length(errors) < %s "
-            "THEN errors || %s::jsonb ELSE errors END WHERE id = %s RETURNING done, total",
-            [size, outcome.changed, outcome.failed, MAX_RUN_ERRORS,
-             json.dumps((outcome.errors or [])[:MAX_RUN_ERRORS]), run_id],
-        )  # fmt: skip
-        done, total = cursor.fetchone()
-    if done >= total:
-        ResolutionRun.objects.filter(pk=run_id).exclude(status=RunStatus.DONE).update(
-            status=RunStatus.DONE, finished_at=now
-        )
-
-
-def chunk_failed(*, chunk_id: int, error: str) -> None:
-    """Record that a chunk gave up after its retries: on the chunk, and on its run (failed)."""
-    chunk = ResolutionChunk.objects.filter(pk=chunk_id).first()
-    if chunk is None or chunk.done_at is not None:
-        return
-    with transaction.atomic():
-        ResolutionChunk.objects.filter(pk=chunk_id).update(last_error=error[:2000])
-        run = ResolutionRun.objects.select_for_update().get(pk=chunk.run_id)
-        run.errors = (run.errors + [f"chunk {chunk.number}: {error}"])[:MAX_RUN_ERRORS]
-        run.status = RunStatus.FAILED
-        run.save(update_fields=["errors", "status"])
-    log.error("run %s chunk %s gave up: %s", chunk.run_id, chunk.number, error)
-
-
-def run_unfinished_chunks(run_id: int) -> list[int]:
-    """Return the ids of a run's chunks not done yet, and mark the run as dispatched now."""
-    now = timezone.now()
-    unfinished = ResolutionRun.objects.filter(pk=run_id).exclude(status=RunStatus.DONE)
-    unfinished.update(dispatched_at=now)
-    ResolutionRun.objects.filter(pk=run_id, status=RunStatus.FAILED).update(
-        status=RunStatus.RUNNING
-    )
-    return list(
-        ResolutionChunk.objects.filter(run_id=run_id, done_at__isnull=True)
-        .order_by("number")
-        .values_list("pk", flat=True)
-    )
-
-
-def stale_runs(*, minutes: float) -> list[int]:
-    """Return unfinished runs (queued or running) that nothing has touched for `minutes`.
-
-    Touched: queued (dispatched), or one of its chunks taken or finished by a worker.
-    """
-    since = timezone.now() - timedelta(minutes=minutes)
-    return list(
-        ResolutionRun.objects.filter(status__in=[RunStatus.QUEUED, RunStatus.RUNNING])
-        .filter(Q(dispatched_at__lt=since) | Q(dispatched_at__isnull=True), created_at__lt=since)
-        .annotate(touched=Greatest(Max("chunks__started_at"), Max("chunks__done_at")))
-        .filter(Q(touched__lt=since) | Q(touched__isnull=True))
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-
-
-def retry_candidates() -> QuerySet[Observation]:
-    """Return unpinned observations a grown catalogue may now resolve."""
-    return Observation.objects.filter(
-        Q(resolution__status__in=RETRY_STATES) | Q(resolution__isnull=True),
-        retired_at__isnull=True,
-        pinned=False,
-    ).order_by("pk")

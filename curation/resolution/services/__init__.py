@@ -1,0 +1,53 @@
+"""Resolution writes, by job.
+
+- `verdicts`: write the resolver's verdicts into observations (SPEC §2's table), with history,
+  pinned-link disagreements and the notices that follow new links;
+- `runs`: a selection of observations as a run of chunks on the resolution queue, each chunk
+  leased, resolved once and counted, resumable.
+"""
+
+from .runs import (
+    CHUNK_SIZE,
+    MAX_RUN_ERRORS,
+    RETRY_STATES,
+    RUN_CREATE_BATCH,
+    ChunkBusy,
+    ChunkOutcome,
+    chunk_failed,
+    chunk_resolve,
+    retry_candidates,
+    run_create,
+    run_unfinished_chunks,
+    select_observations,
+    stale_runs,
+)
+from .verdicts import (
+    DATABASE_UNAVAILABLE,
+    BatchOutcome,
+    Prepared,
+    locked_observations,
+    observation_input,
+    observations_resolve,
+)
+
+__all__ = [
+    "CHUNK_SIZE",
+    "DATABASE_UNAVAILABLE",
+    "MAX_RUN_ERRORS",
+    "RETRY_STATES",
+    "RUN_CREATE_BATCH",
+    "BatchOutcome",
+    "ChunkBusy",
+    "ChunkOutcome",
+    "Prepared",
+    "chunk_failed",
+    "chunk_resolve",
+    "locked_observations",
+    "observation_input",
+    "observations_resolve",
+    "retry_candidates",
+    "run_create",
+    "run_unfinished_chunks",
+    "select_observations",
+    "stale_runs",
+]
