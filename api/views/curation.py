@@ -26,6 +26,7 @@ from curation.services.observations import (
     CurationError,
     StaleRevision,
     observation_link_arxiv,
+    observation_link_doi,
     observation_set_state,
 )
 from curation.states import VERIFIED_STATUSES, ChangeSource, ResolutionStatus
@@ -63,9 +64,23 @@ class _Decision(serializers.Serializer[Any]):
 
 
 class LinkInput(_Decision):
-    """Link to a known arXiv paper (verified_exact, pinned)."""
+    """Link to a known arXiv paper or a known DOI (verified_exact, pinned): name one of them."""
 
-    arxiv_id = serializers.CharField(max_length=64)
+    arxiv_id = serializers.CharField(max_length=64, required=False)
+    doi = serializers.CharField(
+        max_length=256,
+        required=False,
+        help_text=(
+            "A DOI citerec knows: an arXiv DOI of a catalogue paper, a local Crossref work, or "
+            "(online) one Crossref knows. An unknown DOI is refused and nothing is written."
+        ),
+    )
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Refuse a link that names neither or both of an arXiv id and a DOI."""
+        if bool(data.get("arxiv_id")) == bool(data.get("doi")):
+            raise ValidationError({"arxiv_id": "name exactly one of arxiv_id and doi"})
+        return data
 
 
 class StateInput(_Decision):
@@ -118,7 +133,8 @@ class _CurationView(APIView):
         form.is_valid(raise_exception=True)
         revision = expected_revision(request, form.validated_data)
         try:
-            self.decide(observation, form.validated_data, revision, Actor.for_user(request.user, ChangeSource.API))
+            actor = Actor.for_user(request.user, ChangeSource.API)
+            self.decide(observation, form.validated_data, revision, actor)
         except StaleRevision as exc:
             # Built here, not raised: DRF would turn the integers of the detail into strings.
             body = error_body(status.HTTP_409_CONFLICT, "stale_revision", exc.detail())
@@ -159,11 +175,11 @@ def _documented(summary: str, body: type[_Decision]) -> Callable[[Any], Any]:
 
 
 class ObservationLink(_CurationView):
-    """Link an observation to a known arXiv paper (Curators only)."""
+    """Link an observation to a known arXiv paper or DOI (Curators only)."""
 
     input_class = LinkInput
 
-    @_documented("Link an observation to an arXiv paper (Curators)", LinkInput)
+    @_documented("Link an observation to an arXiv paper or a DOI (Curators)", LinkInput)
     def post(self, request: Request, pk: str) -> Response:
         """Link, pin and audit."""
         return super().post(request, pk)
@@ -171,14 +187,12 @@ class ObservationLink(_CurationView):
     def decide(
         self, observation: Observation, data: dict[str, Any], revision: int, actor: Actor
     ) -> None:
-        """Link through the curation service."""
-        observation_link_arxiv(
-            observation=observation,
-            arxiv_id=data["arxiv_id"],
-            expected_revision=revision,
-            actor=actor,
-            reason=data["reason"],
-        )
+        """Link through the curation services (the DOI rule is the DOI service's own)."""
+        common = {"expected_revision": revision, "actor": actor, "reason": data["reason"]}
+        if data.get("arxiv_id"):
+            observation_link_arxiv(observation=observation, arxiv_id=data["arxiv_id"], **common)
+        else:
+            observation_link_doi(observation=observation, doi=data["doi"], **common)
 
 
 class ObservationState(_CurationView):

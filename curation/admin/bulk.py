@@ -19,6 +19,7 @@ from django.template.response import TemplateResponse
 
 from curation.audit import Actor, audited
 from curation.models import Observation
+from curation.resolution.candidates import agreement, top_candidate
 from curation.services.observation_groups import (
     GroupOutcome,
     label,
@@ -38,7 +39,6 @@ from curation.services.observations import (
 )
 from curation.states import ChangeSource, ResolutionStatus
 
-from .candidates import agreement, top_candidate
 from .common import can_curate
 from .decisions import link
 from .describe import best_text

@@ -11,6 +11,7 @@ from django import forms
 from curation.audit import Actor
 from curation.history import event_model
 from curation.models import Observation
+from curation.resolution.services.proposals import accept_proposal
 from curation.services.observation_groups import observation_split, observations_apply_same_text
 from curation.services.observations import (
     CurationError,
@@ -25,7 +26,6 @@ from curation.services.observations import (
 )
 
 from . import forms as f
-from .resolver_adapter import accept_proposal, doi_check
 
 Handler = Callable[[Observation, Any, Actor], str]
 
@@ -48,18 +48,10 @@ def link(
             reason=reason,
         )
         return f"Linked to arXiv:{value}."
-    known, how = doi_check(value)
-    if not known:
-        raise CurationError(f"DOI {value} was not saved: {how}")
     observation_link_doi(
-        observation=observation,
-        doi=value,
-        expected_revision=revision,
-        actor=actor,
-        reason=reason,
-        checked=True,
+        observation=observation, doi=value, expected_revision=revision, actor=actor, reason=reason
     )
-    return f"Linked to doi:{value} ({how})."
+    return f"Linked to doi:{value}."
 
 
 def _common(form: f.DecisionForm) -> dict[str, Any]:

@@ -12,8 +12,7 @@ from typing import Any
 
 from curation.history import event_model
 from curation.models import CitedWork, Paper
-
-from .candidates import candidates_from_evidence
+from curation.resolution.candidates import candidates_from_evidence
 
 # Bookkeeping columns: shown nowhere in a diff (the revision is in the heading).
 _HIDDEN = {

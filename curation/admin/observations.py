@@ -19,11 +19,11 @@ from django.utils.html import format_html, format_html_join
 
 from curation.audit import Actor
 from curation.models import Observation, Paper
+from curation.resolution.candidates import agreement, candidate_view
 from curation.services.observations import CurationError, StaleRevision
 from curation.states import ChangeSource
 
 from . import bulk
-from .candidates import agreement, candidate_view
 from .common import can_curate
 from .decisions import DECISIONS
 from .describe import best_text

@@ -12,15 +12,15 @@ from curation.history import event_model
 from curation.models import Observation
 from curation.records import observation_v1, record_links
 from curation.references import parse_reference
+from curation.resolution.candidates import candidates_from_evidence
+from curation.resolution.services.proposals import propose, stored_disagreement
 from curation.services.observation_groups import same_text_observations
 
-from .candidates import candidates_from_evidence
 from .conflict import conflict_for
 from .decisions import DECISIONS
 from .describe import described
 from .forms import seen_pairs
 from .history import observation_changes
-from .resolver_adapter import propose, stored_disagreement
 
 RECENT_CHANGES = 5
 

@@ -169,7 +169,6 @@ def observation_link_arxiv(
     return current
 
 
-@transaction.atomic
 def observation_link_doi(
     *,
     observation: Observation,
@@ -177,12 +176,25 @@ def observation_link_doi(
     expected_revision: int,
     actor: Actor,
     reason: str,
-    checked: bool,
 ) -> Observation:
-    """Link the observation to a DOI record; `checked` says a catalogue or Crossref confirmed it."""
-    if not checked:
-        raise CurationError(f"DOI {doi} was not found in the local catalogue or Crossref")
+    """Link the observation to a DOI record, once the DOI is known (curation.resolution.dois).
+
+    The DOI is checked first, outside the transaction that writes (online that may ask
+    Crossref); an unknown DOI is refused with why, and nothing is written.
+    """
+    from ..resolution.dois import doi_check  # the resolution floor sits on top of this one
+
     doi = doi.strip().lower()
+    known, how = doi_check(doi)
+    if not known:
+        raise CurationError(f"DOI {doi} was not saved: {how}")
+    return _link_known_doi(observation, doi, expected_revision, actor, reason)
+
+
+@transaction.atomic
+def _link_known_doi(
+    observation: Observation, doi: str, expected_revision: int, actor: Actor, reason: str
+) -> Observation:
     paper = Paper.objects.filter(doi__iexact=doi).first()  # a DOI may belong to an arXiv paper
     with audited(actor, reason):
         current = lock(observation, expected_revision)

@@ -22,9 +22,9 @@ from typing import Any
 
 from django.utils import timezone
 
-from curation.admin.candidates import candidates_from_evidence
 from curation.audit import Actor
 from curation.models import Observation, Paper
+from curation.resolution.candidates import candidates_from_evidence
 from curation.services import reference_list_import
 from tests.browser import shot
 

@@ -10,8 +10,8 @@ from urllib.parse import quote
 
 from django.test import Client
 
-from curation.admin.candidates import score_0_100
 from curation.models import Observation
+from curation.resolution.candidates import score_0_100
 from curation.selectors import WORK_QUEUES
 
 from .helpers import decide, fresh, page_url

@@ -56,6 +56,48 @@ def test_a_curator_links_an_observation(curator: APIClient, junk: Observation) -
     assert response.json()["resolution"]["status"] == "verified_exact"
 
 
+def _link(client: APIClient, observation: Observation, **body: Any) -> Any:
+    body = {"reason": "the right work", "revision": observation.revision, **body}
+    return client.post(f"/api/v1/observations/{observation.pk}/link", body, format="json")
+
+
+def test_a_curator_links_a_known_doi_under_the_admins_rule(
+    curator: APIClient, junk: Observation, settings: Any
+) -> None:
+    from curation.resolution.importers import store_crossref_works
+
+    settings.CITEREC_OFFLINE = True
+    store_crossref_works([{"DOI": "10.1000/ckpt.1", "title": ["Checkpointing for deep learning"]}])
+
+    response = _link(curator, junk, doi="10.1000/CKPT.1")
+
+    assert response.status_code == 200, response.content
+    assert response.json()["resolution"]["status"] == "verified_exact"
+    stored = Observation.objects.get(pk=junk.pk)
+    assert stored.work_doi == "10.1000/ckpt.1" and stored.pinned
+
+
+def test_an_unknown_doi_is_refused_with_why_and_nothing_changes(
+    curator: APIClient, junk: Observation, settings: Any
+) -> None:
+    settings.CITEREC_OFFLINE = True  # Crossref is not asked: the local catalogue alone decides
+    events = ObservationEvent.objects.filter(pgh_obj_id=junk.pk).count()
+
+    response = _link(curator, junk, doi="10.1000/nobody.knows")
+
+    assert response.status_code == 400
+    assert "not in the local catalogue (offline: Crossref not asked)" in str(response.json())
+    assert Observation.objects.get(pk=junk.pk).revision == junk.revision
+    assert ObservationEvent.objects.filter(pgh_obj_id=junk.pk).count() == events
+
+
+@pytest.mark.parametrize("body", [{}, {"arxiv_id": "1604.06174", "doi": "10.1000/ckpt.1"}])
+def test_a_link_names_exactly_one_identifier(
+    curator: APIClient, junk: Observation, body: Any
+) -> None:
+    assert _link(curator, junk, **body).status_code == 400
+
+
 def test_a_stale_revision_is_a_409_and_changes_nothing(
     curator: APIClient, junk: Observation
 ) -> None:
