@@ -8,8 +8,8 @@ from django.http import HttpRequest
 from rest_framework import status
 from rest_framework.response import Response
 
-from curation.canonical import sha256_digest
-from curation.http import etag_matches
+from curation.record.canonical import sha256_digest
+from curation.record.http import etag_matches
 
 RECORD = "public, max-age=60"  # as the record page: as_of moves by the minute
 DETAIL = "public, max-age=60"

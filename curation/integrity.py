@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .records import observation_v1
+from .record.builder import observation_v1
 from .selectors import live_outbound
 
 CRITICAL, ADVISORY, INFORMATIONAL = "critical", "advisory", "informational"

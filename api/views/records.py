@@ -17,12 +17,12 @@ from rest_framework.views import APIView
 
 from curation.arxiv_ids import looks_like_arxiv_id
 from curation.models import Observation, Paper
-from curation.record_schema import RECORD_SCHEMA
+from curation.record.cache import record_for
+from curation.record.schema import RECORD_SCHEMA
 
 from ..caching import RECORD, SCHEMA, etag_matches
 from ..filters import RecordChangeFilter
 from ..params import check_query_params
-from ..record_cache import record_for
 from ..schema import ERRORS, RECORD_DOCUMENT
 from ..serializers import RecordChangeSerializer
 from .base import ListView

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_safe
 
 from ..history import event_model
 from ..models import Observation
-from ..records import observation_v1
+from ..record.builder import observation_v1
 from ..states import ResolutionStatus, ResolverSource
 
 STATE_MEANINGS = {

@@ -6,11 +6,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from ..canonical import canonical_json, sha256_digest
-from ..http import conditional_json
 from ..integrity import integrity_report
 from ..models import Paper
-from ..records import record_links
+from ..record.builder import record_links
+from ..record.canonical import canonical_json, sha256_digest
+from ..record.http import conditional_json
 from .records import checked_id
 
 

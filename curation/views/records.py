@@ -10,8 +10,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from ..arxiv_ids import looks_like_arxiv_id
-from ..http import conditional_json
-from ..records import build_record, record_bytes
+from ..record.builder import build_record, record_bytes
+from ..record.http import conditional_json
 from ..states import ResolutionStatus
 
 RECORD_CACHE_CONTROL = "public, max-age=60"

@@ -12,8 +12,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from curation.audit import Actor, audited
-from curation.canonical import canonical_json, context_digest
 from curation.models import Observation
+from curation.record.canonical import canonical_json, context_digest
 from curation.selectors import RECORD_STATEMENT_BUDGET
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.test import Client, override_settings
 
 from curation.audit import Actor
-from curation.canonical import canonical_json
+from curation.record.canonical import canonical_json
 from curation.services import record_import
 from tests import records_factory as rf
 

@@ -20,8 +20,8 @@ from datetime import datetime
 from django.core.cache import caches
 from django.db import connection
 
-from curation.records import build_record, record_bytes
-from curation.timefmt import format_seconds, truncate_to_minute
+from .builder import build_record, record_bytes
+from .timestamps import format_seconds, truncate_to_minute
 
 _STAMP_SQL = """
 SELECT p.id,
