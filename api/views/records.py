@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import DateTimeField, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Greatest
-from django.http import HttpResponse, HttpResponseNotModified, JsonResponse
-from django.utils import timezone
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
@@ -17,10 +19,10 @@ from rest_framework.views import APIView
 
 from curation.arxiv_ids import looks_like_arxiv_id
 from curation.models import Observation, Paper
-from curation.record.cache import record_for
+from curation.record.http import record_response
 from curation.record.schema import RECORD_SCHEMA
 
-from ..caching import RECORD, SCHEMA, etag_matches
+from ..caching import SCHEMA
 from ..filters import RecordChangeFilter
 from ..params import check_query_params
 from ..schema import ERRORS, RECORD_DOCUMENT
@@ -29,9 +31,36 @@ from .base import ListView
 
 
 class RecordView(APIView):
-    """Serve a paper's pith.paper-citation-record.v1 document."""
+    """Serve a paper's pith.paper-citation-record.v1 document.
+
+    Anonymous GETs without parameters (what mirrors and readers send) are answered before DRF
+    wraps the request: the same throttles, the same response as the DRF path, a fraction of the
+    CPU. Anything else (a token, a session, a query string, an unknown paper, a throttled client)
+    takes the DRF path, which gives the API's errors.
+    """
 
     permission_classes = [AllowAny]
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        """Answer the plain anonymous read directly, anything else through DRF."""
+        if self._plain_anonymous_read(request):
+            arxiv_id = kwargs["arxiv_id"]
+            response = record_response(request, arxiv_id) if looks_like_arxiv_id(arxiv_id) else None
+            if response is not None:
+                return response
+        response_: HttpResponse = super().dispatch(request, *args, **kwargs)
+        return response_
+
+    def _plain_anonymous_read(self, request: HttpRequest) -> bool:
+        """Return whether the request is a parameterless anonymous read that its throttles allow."""
+        if request.method not in ("GET", "HEAD") or request.META.get("QUERY_STRING"):
+            return False
+        if "HTTP_AUTHORIZATION" in request.META or settings.SESSION_COOKIE_NAME in request.COOKIES:
+            return False
+        # DRF's throttles read only .user and ._request; a throttled client falls through to
+        # DRF, which refuses it with the usual 429 (a refusal is not counted, so not twice).
+        shim = SimpleNamespace(user=AnonymousUser(), _request=request, META=request.META)
+        return all(throttle.allow_request(shim, self) for throttle in self.get_throttles())
 
     @extend_schema(
         operation_id="records_retrieve",
@@ -51,15 +80,9 @@ class RecordView(APIView):
         check_query_params(request, ())
         if not looks_like_arxiv_id(arxiv_id):
             raise NotFound("not an arXiv id")
-        record = record_for(arxiv_id, timezone.now())
-        if record is None:
+        response = record_response(request, arxiv_id)
+        if response is None:
             raise NotFound("unknown paper")
-        if etag_matches(request, record.etag):
-            response: HttpResponse = HttpResponseNotModified()
-        else:
-            response = HttpResponse(record.body, content_type="application/json; charset=utf-8")
-        response["ETag"] = record.etag
-        response["Cache-Control"] = RECORD
         return response
 
 

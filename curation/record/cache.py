@@ -1,36 +1,29 @@
-"""Built record bytes, cached under the record's substantive version.
+"""Built record bytes, cached under the record's version; no staleness window.
 
-Building a 100-reference record costs about as much as the rest of a request together, and the
-bytes only change when the record does. The cache key holds a version stamp read in one cheap
-statement (outbound and inbound observation counts and latest `changed_at`), so curated changes
-show at once; what does not bump `changed_at` (receipt times of a notice refresh that found
-nothing new, paper metadata) shows within the cache timeout (API_RECORD_CACHE_SECONDS).
+Building a 100-reference record costs far more than the rest of a request, and its bytes only
+change when something it shows changes. Every such write bumps the record's version in its own
+transaction (database triggers, curation/record/migrations/0001_initial.py), and the version is read in one
+indexed statement per request (selectors.record_version), so a cached body is served only for the
+version it was built from: no time-based expiry decides freshness. The cache timeout
+(API_RECORD_CACHE_SECONDS) only bounds how long unused versions take up memory.
 
-The stamp read is then the whole cost of a 304. Deployments that accept curated changes showing
-up to a second late (clients already cache a record for 60 s) can cache the stamp itself
-(API_RECORD_STAMP_SECONDS, off by default) and answer 304s without touching the database.
+The digest is cached on its own beside the body, so a conditional GET is answered from the
+version and the digest without building or fetching the body.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.core.cache import caches
-from django.db import connection
 
 from .builder import build_record, record_bytes
+from .selectors import Version
 from .timestamps import format_seconds, truncate_to_minute
 
-_STAMP_SQL = """
-SELECT p.id,
-  (SELECT count(*) || ':' || coalesce(max(o.changed_at)::text, '')
-     FROM curation_observation o WHERE o.paper_id = p.id),
-  (SELECT count(*) || ':' || coalesce(max(o.changed_at)::text, '')
-     FROM curation_observation o WHERE o.cited_paper_id = p.id)
-FROM curation_paper p WHERE p.arxiv_id = %s
-"""
+# Part of every key: change it when the builder's bytes change for the same stored data.
+BUILD = "v1.2"
 # Canonical JSON sorts keys, so every record starts with its fixed-width as_of.
 _AS_OF_PREFIX = b'{"as_of":"'
 _AS_OF_END = len(_AS_OF_PREFIX) + len("2026-08-20T03:56:00Z")
@@ -43,32 +36,10 @@ class RecordBytes:
     body: bytes
     digest: str
 
-    @property
-    def etag(self) -> str:
-        """Return the record's weak ETag (SPEC §1 "Caching")."""
-        return f'W/"{self.digest}"'
 
-
-def _read_stamp(arxiv_id: str) -> str | None:
-    """Return the record's version stamp, or None for an unknown paper, in one statement."""
-    with connection.cursor() as cursor:
-        cursor.execute(_STAMP_SQL, [arxiv_id])
-        row = cursor.fetchone()
-    return None if row is None else "|".join(str(part) for part in row)
-
-
-def _stamp(arxiv_id: str) -> str | None:
-    """Return the version stamp, from the stamp cache when one is configured."""
-    stamps = caches["record_stamps"]
-    if not stamps.default_timeout:  # off: every request reads the database
-        return _read_stamp(arxiv_id)
-    key = "stamp:v1:" + hashlib.sha256(arxiv_id.encode()).hexdigest()
-    stamp: str | None = stamps.get(key)
-    if stamp is None:
-        stamp = _read_stamp(arxiv_id)
-        if stamp is not None:
-            stamps.set(key, stamp)
-    return stamp
+def _keys(version: Version) -> tuple[str, str]:
+    base = f"record:{BUILD}:{version.key}"
+    return base + ":digest", base + ":body"
 
 
 def _restamp(body: bytes, as_of: datetime) -> bytes:
@@ -78,21 +49,25 @@ def _restamp(body: bytes, as_of: datetime) -> bytes:
     return _AS_OF_PREFIX + stamp.encode("ascii") + body[_AS_OF_END:]
 
 
-def record_for(arxiv_id: str, now: datetime) -> RecordBytes | None:
-    """Return the record of a paper as of now, or None when the paper is unknown."""
-    stamp = _stamp(arxiv_id)
-    if stamp is None:
-        return None
+def cached_digest(version: Version) -> str | None:
+    """Return the context digest of this version when a built body is cached, else None."""
+    digest: str | None = caches["records"].get(_keys(version)[0])
+    return digest
+
+
+def record_at(arxiv_id: str, version: Version, now: datetime) -> RecordBytes | None:
+    """Return the record of this version as of now (from the cache or built), or None."""
     cache = caches["records"]
-    # Hashed: memcached-safe characters whatever the id and timestamps hold.
-    key = "record:v1:" + hashlib.sha256(f"{arxiv_id}|{stamp}".encode()).hexdigest()
-    hit: tuple[str, bytes] | None = cache.get(key)
+    digest_key, body_key = _keys(version)
+    hit: tuple[str, bytes] | None = cache.get(body_key)
     if hit is not None:
         digest, body = hit
         return RecordBytes(_restamp(body, now), digest)
     record = build_record(arxiv_id, now)
-    if record is None:  # deleted between the two reads
+    if record is None:  # deleted since the version was read
         return None
+    # Built after the version was read, so never older than it (at worst newer: the next
+    # request reads the newer version and builds again).
     built = RecordBytes(record_bytes(record), record["context_digest"])
-    cache.set(key, (built.digest, built.body))
+    cache.set_many({digest_key: built.digest, body_key: (built.digest, built.body)})
     return built

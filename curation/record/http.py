@@ -1,8 +1,23 @@
-"""HTTP helpers shared by the pages and the API."""
+"""Conditional responses: the one path serving a record (HTML page, .json URL, API), and ETags.
+
+A record's ETag is weak, `W/"<context_digest>"` (SPEC §1 "Caching"); the HTML page adds a suffix
+naming its representation. A conditional GET is answered with 304 from the record's version and
+cached digest, before anything is built or rendered.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.utils import timezone
+
+from .cache import RecordBytes, cached_digest, record_at
+from .selectors import record_version
+
+RECORD_CACHE_CONTROL = "public, max-age=60"  # as_of moves by the minute
+JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
 
 def etag_matches(request: HttpRequest, etag: str) -> bool:
@@ -14,15 +29,59 @@ def etag_matches(request: HttpRequest, etag: str) -> bool:
     return any(tag.strip().removeprefix("W/") == wanted for tag in header.split(","))
 
 
+def _conditional(
+    request: HttpRequest, etag: str, cache_control: str, respond: Callable[[], HttpResponse]
+) -> HttpResponse:
+    response = HttpResponseNotModified() if etag_matches(request, etag) else respond()
+    response["ETag"] = etag
+    response["Cache-Control"] = cache_control
+    return response
+
+
 def conditional_json(
     request: HttpRequest, body: bytes, etag: str, cache_control: str
 ) -> HttpResponse:
     """Answer canonical JSON bytes with an ETag, or 304 when the client already has them."""
-    response = (
-        HttpResponseNotModified()
-        if etag_matches(request, etag)
-        else HttpResponse(body, content_type="application/json; charset=utf-8")
+    return _conditional(
+        request, etag, cache_control, lambda: HttpResponse(body, content_type=JSON_CONTENT_TYPE)
     )
-    response["ETag"] = etag
-    response["Cache-Control"] = cache_control
-    return response
+
+
+@dataclass(frozen=True)
+class Representation:
+    """How a record is answered: its ETag suffix and how its body is made from the bytes."""
+
+    etag_suffix: str
+    render: Callable[[HttpRequest, RecordBytes], HttpResponse]
+
+    def etag(self, digest: str) -> str:
+        """Return the weak ETag of this representation of a record with this digest."""
+        return f'W/"{digest}{self.etag_suffix}"'
+
+
+JSON = Representation("", lambda request, record: HttpResponse(record.body, JSON_CONTENT_TYPE))
+
+
+def record_response(
+    request: HttpRequest, arxiv_id: str, representation: Representation = JSON
+) -> HttpResponse | None:
+    """Answer a paper's record (or 304), or None when the paper is unknown."""
+    version = record_version(arxiv_id)
+    if version is None:
+        return None
+    digest = cached_digest(version)
+    if digest is not None and etag_matches(request, representation.etag(digest)):
+        return _conditional(request, representation.etag(digest), RECORD_CACHE_CONTROL, _never)
+    record = record_at(arxiv_id, version, timezone.now())
+    if record is None:
+        return None
+    return _conditional(
+        request,
+        representation.etag(record.digest),
+        RECORD_CACHE_CONTROL,
+        lambda: representation.render(request, record),
+    )
+
+
+def _never() -> HttpResponse:
+    raise AssertionError("a matching ETag is answered with 304")

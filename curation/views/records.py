@@ -1,20 +1,22 @@
-"""Public record pages: the v1 JSON (canonical bytes, weak ETag) and its HTML page."""
+"""Public record pages: the v1 JSON (canonical bytes, weak ETag) and its HTML page.
+
+Both answer through curation.record.http.record_response, as the API does: the same cached
+bytes, the same ETag rules, and a 304 from the record's version without building anything.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from ..arxiv_ids import looks_like_arxiv_id
-from ..record.builder import build_record, record_bytes
-from ..record.http import conditional_json
+from ..record.cache import RecordBytes
+from ..record.http import JSON, Representation, record_response
 from ..states import ResolutionStatus
-
-RECORD_CACHE_CONTROL = "public, max-age=60"
 
 
 def checked_id(arxiv_id: str) -> str:
@@ -24,19 +26,16 @@ def checked_id(arxiv_id: str) -> str:
     return arxiv_id
 
 
-def _record_or_404(arxiv_id: str) -> dict[str, Any]:
-    record = build_record(checked_id(arxiv_id), timezone.now())
-    if record is None:
+def _found(response: HttpResponse | None) -> HttpResponse:
+    if response is None:
         raise Http404("unknown paper")
-    return record
+    return response
 
 
 @require_safe
 def citation_record_json(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Serve the record's canonical bytes; answer 304 when the client has this version."""
-    record = _record_or_404(arxiv_id)
-    etag = f'W/"{record["context_digest"]}"'
-    return conditional_json(request, record_bytes(record), etag, RECORD_CACHE_CONTROL)
+    return _found(record_response(request, checked_id(arxiv_id), JSON))
 
 
 def _cited_label(observation: dict[str, Any]) -> str | None:
@@ -60,10 +59,8 @@ def _page_observation(observation: dict[str, Any], direction: str) -> dict[str, 
     }
 
 
-@require_safe
-def citation_record_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
-    """Render the record as a page a person reads."""
-    record = _record_or_404(arxiv_id)
+def _render_page(request: HttpRequest, built: RecordBytes) -> HttpResponse:
+    record = json.loads(built.body)
     counts = record["reference_resolution"]["state_counts"]
     context = {
         "record": record,
@@ -71,6 +68,14 @@ def citation_record_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
         "inbound": [_page_observation(o, "inbound") for o in record["inbound"]],
         "state_counts": [(ResolutionStatus(k).label, k, v) for k, v in counts.items()],
     }
-    response = render(request, "curation/citation_record.html", context)
-    response["Cache-Control"] = RECORD_CACHE_CONTROL
-    return response
+    return render(request, "curation/citation_record.html", context)
+
+
+# The page's ETag names the template version too: a new page layout is a new representation.
+PAGE = Representation(".page-1", _render_page)
+
+
+@require_safe
+def citation_record_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
+    """Render the record as a page a person reads."""
+    return _found(record_response(request, checked_id(arxiv_id), PAGE))
