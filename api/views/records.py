@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
-from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
 from django.db.models import DateTimeField, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Greatest
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -20,6 +17,7 @@ from rest_framework.views import APIView
 from curation.arxiv_ids import looks_like_arxiv_id
 from curation.models import Observation, Paper
 from curation.record.http import record_response
+from curation.record.middleware import anonymous_and_allowed, throttled_already
 from curation.record.schema import RECORD_SCHEMA
 
 from ..caching import SCHEMA
@@ -43,24 +41,23 @@ class RecordView(APIView):
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         """Answer the plain anonymous read directly, anything else through DRF."""
-        if self._plain_anonymous_read(request):
-            arxiv_id = kwargs["arxiv_id"]
-            response = record_response(request, arxiv_id) if looks_like_arxiv_id(arxiv_id) else None
+        arxiv_id = kwargs["arxiv_id"]
+        if (
+            request.method in ("GET", "HEAD")
+            and not request.META.get("QUERY_STRING")
+            and looks_like_arxiv_id(arxiv_id)
+            and anonymous_and_allowed(request)
+        ):
+            response = record_response(request, arxiv_id)
             if response is not None:
                 return response
         response_: HttpResponse = super().dispatch(request, *args, **kwargs)
         return response_
 
-    def _plain_anonymous_read(self, request: HttpRequest) -> bool:
-        """Return whether the request is a parameterless anonymous read that its throttles allow."""
-        if request.method not in ("GET", "HEAD") or request.META.get("QUERY_STRING"):
-            return False
-        if "HTTP_AUTHORIZATION" in request.META or settings.SESSION_COOKIE_NAME in request.COOKIES:
-            return False
-        # DRF's throttles read only .user and ._request; a throttled client falls through to
-        # DRF, which refuses it with the usual 429 (a refusal is not counted, so not twice).
-        shim = SimpleNamespace(user=AnonymousUser(), _request=request, META=request.META)
-        return all(throttle.allow_request(shim, self) for throttle in self.get_throttles())
+    def check_throttles(self, request: Request) -> None:
+        """Throttle as DRF does, unless this request was already counted before DRF."""
+        if not throttled_already(request._request):
+            super().check_throttles(request)
 
     @extend_schema(
         operation_id="records_retrieve",

@@ -18,6 +18,9 @@ from .selectors import record_version
 
 RECORD_CACHE_CONTROL = "public, max-age=60"  # as_of moves by the minute
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+JSON_ETAG_SUFFIX = ""  # the v1 document: W/"<context_digest>" (SPEC §1)
+# The HTML page's ETag names the template version too: a new layout is a new representation.
+PAGE_ETAG_SUFFIX = ".page-2"
 
 
 def etag_matches(request: HttpRequest, etag: str) -> bool:
@@ -59,19 +62,30 @@ class Representation:
         return f'W/"{digest}{self.etag_suffix}"'
 
 
-JSON = Representation("", lambda request, record: HttpResponse(record.body, JSON_CONTENT_TYPE))
+JSON = Representation(
+    JSON_ETAG_SUFFIX, lambda request, record: HttpResponse(record.body, JSON_CONTENT_TYPE)
+)
+
+
+def not_modified(request: HttpRequest, etag: str) -> HttpResponse | None:
+    """Return a record's 304 when the request names etag, else None."""
+    if not etag_matches(request, etag):
+        return None
+    return _conditional(request, etag, RECORD_CACHE_CONTROL, _never)
 
 
 def record_response(
     request: HttpRequest, arxiv_id: str, representation: Representation = JSON
 ) -> HttpResponse | None:
     """Answer a paper's record (or 304), or None when the paper is unknown."""
-    version = record_version(arxiv_id)
+    from .middleware import remembered_version  # the middleware imports this module
+
+    version = remembered_version(request, arxiv_id) or record_version(arxiv_id)
     if version is None:
         return None
     digest = cached_digest(version)
-    if digest is not None and etag_matches(request, representation.etag(digest)):
-        return _conditional(request, representation.etag(digest), RECORD_CACHE_CONTROL, _never)
+    if digest is not None and (done := not_modified(request, representation.etag(digest))):
+        return done
     record = record_at(arxiv_id, version, timezone.now())
     if record is None:
         return None

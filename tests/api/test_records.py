@@ -148,3 +148,34 @@ def test_unknown_api_paths_are_json_404_for_every_method(anon: APIClient, method
     response = getattr(client, method)("/api/v1/observations/null,null/link")
 
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+def test_record_reads_count_once_against_the_anonymous_rate(
+    anon: APIClient, sample: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "3/min", "user": "9/min"})
+    etag = anon.get(URL)["ETag"]  # 1: a 200 answered before DRF
+    assert anon.get(URL, HTTP_IF_NONE_MATCH=etag).status_code == 304  # 2: by the middleware
+    assert anon.get(URL, HTTP_IF_NONE_MATCH='W/"sha256:0"').status_code == 200  # 3: through both
+    refused = anon.get(URL, HTTP_IF_NONE_MATCH=etag)
+
+    assert refused.status_code == 429 and refused.json()["error"]["status"] == 429
+    assert "Retry-After" in refused
+
+
+def test_a_304_from_the_middleware_carries_the_record_headers(
+    anon: APIClient, sample: dict[str, Any]
+) -> None:
+    etag = anon.get(URL)["ETag"]
+    for path in (URL, "/paper/2412.14374/citation-record.json"):
+        with CaptureQueriesContext(connection) as queries:
+            response = anon.get(path, HTTP_IF_NONE_MATCH=etag)
+        assert response.status_code == 304 and len(queries) == 1
+        assert response["ETag"] == etag and response["Cache-Control"] == "public, max-age=60"
+    page = anon.get("/paper/2412.14374/citation-record")
+    assert page["ETag"] != etag  # another representation of the same version
+    assert anon.get("/paper/2412.14374/citation-record", HTTP_IF_NONE_MATCH=etag).status_code == 200
+    revalidated = anon.get("/paper/2412.14374/citation-record", HTTP_IF_NONE_MATCH=page["ETag"])
+    assert revalidated.status_code == 304
