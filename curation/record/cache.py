@@ -14,7 +14,7 @@ version and the digest without building or fetching the body.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.core.cache import caches
 
@@ -37,8 +37,9 @@ class RecordBytes:
     digest: str
 
 
-def _keys(version: Version) -> tuple[str, str]:
-    base = f"record:{BUILD}:{version.key}"
+def _keys(version: Version, now: datetime) -> tuple[str, str]:
+    # The thesis names the UTC day of as_of and is part of the digest: one build per day.
+    base = f"record:{BUILD}:{version.key}:{now.astimezone(UTC).date().isoformat()}"
     return base + ":digest", base + ":body"
 
 
@@ -49,16 +50,16 @@ def _restamp(body: bytes, as_of: datetime) -> bytes:
     return _AS_OF_PREFIX + stamp.encode("ascii") + body[_AS_OF_END:]
 
 
-def cached_digest(version: Version) -> str | None:
-    """Return the context digest of this version when a built body is cached, else None."""
-    digest: str | None = caches["records"].get(_keys(version)[0])
+def cached_digest(version: Version, now: datetime) -> str | None:
+    """Return the context digest of this version today when a body is cached, else None."""
+    digest: str | None = caches["records"].get(_keys(version, now)[0])
     return digest
 
 
 def record_at(arxiv_id: str, version: Version, now: datetime) -> RecordBytes | None:
     """Return the record of this version as of now (from the cache or built), or None."""
     cache = caches["records"]
-    digest_key, body_key = _keys(version)
+    digest_key, body_key = _keys(version, now)
     hit: tuple[str, bytes] | None = cache.get(body_key)
     if hit is not None:
         digest, body = hit

@@ -83,10 +83,11 @@ def record_response(
     version = remembered_version(request, arxiv_id) or record_version(arxiv_id)
     if version is None:
         return None
-    digest = cached_digest(version)
+    now = timezone.now()
+    digest = cached_digest(version, now)
     if digest is not None and (done := not_modified(request, representation.etag(digest))):
         return done
-    record = record_at(arxiv_id, version, timezone.now())
+    record = record_at(arxiv_id, version, now)
     if record is None:
         return None
     return _conditional(

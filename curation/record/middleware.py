@@ -18,6 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from ..arxiv_ids import looks_like_arxiv_id
@@ -93,7 +94,7 @@ class RecordNotModified:
         if version is None:
             return None
         remember_version(request, arxiv_id, version)
-        digest = cached_digest(version)
+        digest = cached_digest(version, timezone.now())
         if digest is None:
             return None
         suffix = JSON_ETAG_SUFFIX if api is not None or match["json"] else PAGE_ETAG_SUFFIX

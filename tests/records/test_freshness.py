@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import uuid
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +218,15 @@ def test_writes_elsewhere_leave_a_record_cached(sample: None) -> None:
     client = Client()
     for path, etag in before.items():
         assert client.get(path, HTTP_IF_NONE_MATCH=etag).status_code == 304, path
+
+
+def test_the_next_day_is_a_new_build_as_the_thesis_names_the_day(
+    sample: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = etags(SAMPLE)
+    tomorrow = timezone.now() + timedelta(days=1)
+    monkeypatch.setattr(timezone, "now", lambda: tomorrow)
+
+    assert_fresh(before)
+    thesis = json.loads(Client().get(f"/paper/{SAMPLE}/citation-record.json").content)["thesis"]
+    assert thesis.startswith(f"As of {tomorrow.day} {tomorrow.strftime('%B')} {tomorrow.year},")
