@@ -4,6 +4,9 @@ builder        the v1 document from stored data (the one place the format is mad
 canonical      canonical JSON and both digests
 timestamps     the record's three timestamp formats
 schema         the v1 JSON Schema; input_checks: the checks an imported file passes first
-cache          built bytes cached under the record's version
-http           conditional responses (ETag, 304) shared by the pages and the API
+models         each record's version, bumped by database triggers (migrations/0001_initial.py)
+selectors      the version read (one statement per request)
+cache          built bytes and digest cached under the record's version and day
+http           the one response path of the page, the .json URL and the API (ETag, 304)
+middleware     revalidations answered with 304 before the rest of the stack
 """

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.utils import timezone
 
 from .cache import RecordBytes, cached_digest, record_at
-from .selectors import record_version
+from .selectors import Version, record_version
 
 RECORD_CACHE_CONTROL = "public, max-age=60"  # as_of moves by the minute
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
@@ -74,12 +75,21 @@ def not_modified(request: HttpRequest, etag: str) -> HttpResponse | None:
     return _conditional(request, etag, RECORD_CACHE_CONTROL, _never)
 
 
+def remember_version(request: HttpRequest, arxiv_id: str, version: Version) -> None:
+    """Keep the version read for this request, so the view does not read it again."""
+    request._record_version = (arxiv_id, version)  # type: ignore[attr-defined]
+
+
+def remembered_version(request: Any, arxiv_id: str) -> Version | None:
+    """Return the version read earlier in this request for this paper, if any."""
+    found = getattr(request, "_record_version", None)
+    return found[1] if found is not None and found[0] == arxiv_id else None
+
+
 def record_response(
     request: HttpRequest, arxiv_id: str, representation: Representation = JSON
 ) -> HttpResponse | None:
     """Answer a paper's record (or 304), or None when the paper is unknown."""
-    from .middleware import remembered_version  # the middleware imports this module
-
     version = remembered_version(request, arxiv_id) or record_version(arxiv_id)
     if version is None:
         return None

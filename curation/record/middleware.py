@@ -23,23 +23,12 @@ from django.utils.module_loading import import_string
 
 from ..arxiv_ids import looks_like_arxiv_id
 from .cache import cached_digest
-from .http import JSON_ETAG_SUFFIX, PAGE_ETAG_SUFFIX, not_modified
-from .selectors import Version, record_version
+from .http import JSON_ETAG_SUFFIX, PAGE_ETAG_SUFFIX, not_modified, remember_version
+from .selectors import record_version
 
 _ID = r"(?P<arxiv_id>[A-Za-z0-9.\-]+(?:/[0-9]+)?(?:v[0-9]+)?)"  # as in the URL routes
 _API = re.compile(rf"/api/v1/records/{_ID}")
 _PAGES = re.compile(rf"/paper/{_ID}/citation-record(?P<json>\.json)?")
-
-
-def remember_version(request: HttpRequest, arxiv_id: str, version: Version) -> None:
-    """Keep the version read for this request, so the view does not read it again."""
-    request._record_version = (arxiv_id, version)  # type: ignore[attr-defined]
-
-
-def remembered_version(request: Any, arxiv_id: str) -> Version | None:
-    """Return the version read earlier in this request for this paper, if any."""
-    found = getattr(request, "_record_version", None)
-    return found[1] if found is not None and found[0] == arxiv_id else None
 
 
 def anonymous_and_allowed(request: HttpRequest) -> bool:
