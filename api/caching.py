@@ -8,10 +8,10 @@ from django.http import HttpRequest
 from rest_framework import status
 from rest_framework.response import Response
 
-from curation.canonical import sha256_digest
-from curation.http import etag_matches
+from curation.record.canonical import sha256_digest
+from curation.record.http import RECORD_CACHE_CONTROL, etag_matches
 
-RECORD = "public, max-age=60"  # as the record page: as_of moves by the minute
+RECORD = RECORD_CACHE_CONTROL  # the record page, its .json and the API: as_of moves by the minute
 DETAIL = "public, max-age=60"
 LIST = "public, max-age=30"
 SCHEMA = "public, max-age=3600"

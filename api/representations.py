@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from curation.models import Observation, Paper, Resolution, StandingNotice
-from curation.records import paper_path, record_links
+from curation.record.builder import paper_path, record_links
 
 
 def timestamp(value: datetime | None) -> str | None:

@@ -10,6 +10,7 @@ from .views.notices import NoticeEventList, NoticeEventReview
 from .views.observations import DeletedObservationList, ObservationDetail, ObservationList
 from .views.papers import PaperDetail, PaperList
 from .views.records import RecordChangesView, RecordView
+from .views.root import ApiRoot
 from .views.works import CitedWorkDetail, CitedWorkList
 
 app_name = "api"
@@ -18,6 +19,9 @@ app_name = "api"
 _ID = r"(?P<arxiv_id>[A-Za-z0-9.\-]+(?:/[0-9]+)?(?:v[0-9]+)?)"
 
 urlpatterns = [
+    path("", ApiRoot.as_view(), name="root"),
+    path("v1/", ApiRoot.as_view(), name="root-v1"),
+    path("v1", ApiRoot.as_view(), name="root-v1-bare"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("v1/papers", PaperList.as_view(), name="paper-list"),

@@ -55,11 +55,13 @@ INSTALLED_APPS = [
     "curation",
     "curation.resolution",
     "curation.notices",
+    "curation.record",
     "api",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "curation.record.middleware.RecordNotModified",  # record revalidations: 304 from the version
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -214,14 +216,12 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Cache: Redis when REDIS_URL is set, so throttles hold across processes ----------------
-# "records" holds built record bytes (API_RECORD_CACHE_SECONDS, 0 = off) under a key that carries
-# the record's substantive version, so curated changes show at once; "record_stamps" may cache
-# that version too (API_RECORD_STAMP_SECONDS, default 0 = read per request; see api/record_cache.py).
+# "records" holds built record bytes under a key naming the record's version, which every write
+# that changes the record bumps (curation/record/cache.py): the timeout only bounds memory.
 _CACHE_REDIS_URL = env_str("CACHE_REDIS_URL", env_str("REDIS_URL"))
 _CACHE_TIMEOUTS = {
     "default": 300,
-    "records": env_int("API_RECORD_CACHE_SECONDS", 30),
-    "record_stamps": env_int("API_RECORD_STAMP_SECONDS", 0),
+    "records": env_int("API_RECORD_CACHE_SECONDS", 86_400),
 }
 # Every Redis key of a deployment (cache and broker) can carry one prefix, so deployments or CI
 # runs can share a Redis server without sharing queues or counts.

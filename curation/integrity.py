@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .records import observation_v1
+from .record.builder import observation_v1
 from .selectors import live_outbound
 
 CRITICAL, ADVISORY, INFORMATIONAL = "critical", "advisory", "informational"
 SEVERITIES = (CRITICAL, ADVISORY, INFORMATIONAL)
 
-_EVENT_SEVERITY = {
+EVENT_SEVERITY = {
     "retraction": CRITICAL,
     "withdrawal": CRITICAL,
     "removal": CRITICAL,
@@ -50,7 +50,7 @@ def _event_findings(ref: int, obs_id: str, notice: dict[str, Any]) -> list[Findi
             f"{when} for the cited work{where}."
         )
         findings.append(
-            Finding(_EVENT_SEVERITY[event["type"]], event["type"], ref, obs_id, statement)
+            Finding(EVENT_SEVERITY[event["type"]], event["type"], ref, obs_id, statement)
         )
     return findings
 

@@ -8,7 +8,7 @@ from typing import Any
 from celery import Task, shared_task
 
 from .audit import Actor
-from .record_input import load_record
+from .record.input_checks import load_record
 from .services import record_import
 
 

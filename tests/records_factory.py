@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from curation.canonical import context_digest, observation_digest
+from curation.record.canonical import context_digest, observation_digest
 from curation.states import ResolutionStatus
 
 T0 = "2026-08-11T12:21:38.800001Z"

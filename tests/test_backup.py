@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from curation.canonical import canonical_json
+from curation.record.canonical import canonical_json
 from tests.conftest import REPO, database_url
 
 

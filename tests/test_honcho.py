@@ -28,7 +28,7 @@ MEGATRON = (
 
 
 TITLE = "Megatron-LM: Training Multi-Billion Parameter Language Models Using Model Parallelism"
-VERIFIED = 'Resolution: <span class="state state-verified_exact">verified exact</span>; pith'
+VERIFIED = "Verified exact — source pith,"
 
 
 @dataclass

@@ -6,8 +6,7 @@ from typing import Any
 
 from django.db.models import DateTimeField, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Greatest
-from django.http import HttpResponse, HttpResponseNotModified, JsonResponse
-from django.utils import timezone
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
@@ -17,21 +16,48 @@ from rest_framework.views import APIView
 
 from curation.arxiv_ids import looks_like_arxiv_id
 from curation.models import Observation, Paper
-from curation.record_schema import RECORD_SCHEMA
+from curation.record.http import record_response
+from curation.record.middleware import anonymous_and_allowed, throttled_already
+from curation.record.schema import RECORD_SCHEMA
 
-from ..caching import RECORD, SCHEMA, etag_matches
+from ..caching import SCHEMA
 from ..filters import RecordChangeFilter
 from ..params import check_query_params
-from ..record_cache import record_for
 from ..schema import ERRORS, RECORD_DOCUMENT
 from ..serializers import RecordChangeSerializer
 from .base import ListView
 
 
 class RecordView(APIView):
-    """Serve a paper's pith.paper-citation-record.v1 document."""
+    """Serve a paper's pith.paper-citation-record.v1 document.
+
+    Anonymous GETs without parameters (what mirrors and readers send) are answered before DRF
+    wraps the request: the same throttles, the same response as the DRF path, a fraction of the
+    CPU. Anything else (a token, a session, a query string, an unknown paper, a throttled client)
+    takes the DRF path, which gives the API's errors.
+    """
 
     permission_classes = [AllowAny]
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        """Answer the plain anonymous read directly, anything else through DRF."""
+        arxiv_id = kwargs["arxiv_id"]
+        if (
+            request.method in ("GET", "HEAD")
+            and not request.META.get("QUERY_STRING")
+            and looks_like_arxiv_id(arxiv_id)
+            and anonymous_and_allowed(request)
+        ):
+            response = record_response(request, arxiv_id)
+            if response is not None:
+                return response
+        response_: HttpResponse = super().dispatch(request, *args, **kwargs)
+        return response_
+
+    def check_throttles(self, request: Request) -> None:
+        """Throttle as DRF does, unless this request was already counted before DRF."""
+        if not throttled_already(request._request):
+            super().check_throttles(request)
 
     @extend_schema(
         operation_id="records_retrieve",
@@ -51,15 +77,9 @@ class RecordView(APIView):
         check_query_params(request, ())
         if not looks_like_arxiv_id(arxiv_id):
             raise NotFound("not an arXiv id")
-        record = record_for(arxiv_id, timezone.now())
-        if record is None:
+        response = record_response(request, arxiv_id)
+        if response is None:
             raise NotFound("unknown paper")
-        if etag_matches(request, record.etag):
-            response: HttpResponse = HttpResponseNotModified()
-        else:
-            response = HttpResponse(record.body, content_type="application/json; charset=utf-8")
-        response["ETag"] = record.etag
-        response["Cache-Control"] = RECORD
         return response
 
 

@@ -10,7 +10,7 @@ from django import forms
 
 from curation.history import event_model
 from curation.models import Observation
-from curation.records import observation_v1, record_links
+from curation.record.builder import observation_v1, record_links
 from curation.references import parse_reference
 from curation.resolution.candidates import candidates_from_evidence
 from curation.resolution.services.proposals import propose, stored_disagreement

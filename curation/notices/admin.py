@@ -15,7 +15,7 @@ from django.utils.html import format_html, format_html_join
 from curation.admin.records import ReadOnlyAdmin
 from curation.audit import Actor
 from curation.models import Observation
-from curation.records import record_links
+from curation.record.builder import record_links
 from curation.states import ChangeSource
 
 from .models import (

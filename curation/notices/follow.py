@@ -23,9 +23,9 @@ from django.utils import timezone
 from curation.bulk_sql import insert_rows, update_rows
 from curation.history import event_model
 from curation.models import Observation, StandingNotice
-from curation.records import no_event_sentence
+from curation.record.builder import no_event_sentence
+from curation.record.timestamps import format_micro_offset
 from curation.states import NoticeReason, NoticeState, Origin
-from curation.timefmt import format_micro_offset
 
 from . import events as ev
 from .models import NoticeEvent, ReceiptOutcome, SourceReceipt

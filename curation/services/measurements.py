@@ -13,7 +13,7 @@ from django.db import transaction
 
 from ..audit import Actor, audited
 from ..models import ExternalCitationMeasurement, Paper
-from ..timefmt import format_micro_z
+from ..record.timestamps import format_micro_z
 
 CROSSREF = "crossref"
 

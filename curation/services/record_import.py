@@ -19,8 +19,8 @@ from ..models import (
     StandingNotice,
 )
 from ..notices import follow
+from ..record.timestamps import format_micro_offset, parse_timestamp
 from ..states import VERIFIED_STATUSES, Origin, ResolverSource
-from ..timefmt import format_micro_offset, parse_timestamp
 from .works import canonical_work
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -12,7 +13,8 @@ from django.views.decorators.http import require_safe
 
 from ..history import event_model
 from ..models import Observation
-from ..records import observation_v1
+from ..record.builder import observation_v1
+from ..record.timestamps import for_people, format_seconds, text_for_people
 from ..states import ResolutionStatus, ResolverSource
 
 STATE_MEANINGS = {
@@ -52,16 +54,25 @@ def _observation_context(value: str) -> dict:  # type: ignore[type-arg]
         .select_related("pgh_context")
     ]
     history.sort(key=lambda e: e.pgh_created_at)
+    item = observation_v1(observation)
+    evidence = resolution.evidence if resolution else {}
+    notice = item["standing_notice"]
     return {
         "observation": observation,
-        "item": observation_v1(observation),
-        "evidence_json": json.dumps(
-            resolution.evidence if resolution else {}, indent=2, sort_keys=True
-        ),
+        "item": item,
+        # An imported resolution has no evidence: say so rather than show "{}".
+        "evidence_json": json.dumps(evidence, indent=2, sort_keys=True) if evidence else "",
+        "evidence_summary": _evidence_summary(evidence),
+        "notice_summary": _notice_summary(notice),
+        "receipts": [
+            {"source": r["source"], "at_label": for_people(r["observed_at"])}
+            for r in notice["source_receipts"]
+        ],
         "origin": resolution.origin if resolution else None,
         "history": [
             {
                 "at": event.pgh_created_at,
+                "at_label": for_people(format_seconds(event.pgh_created_at)),
                 "model": type(event).__name__.removesuffix("Event"),
                 "label": event.pgh_label,
                 "context": event.pgh_context.metadata if event.pgh_context else {},
@@ -69,6 +80,36 @@ def _observation_context(value: str) -> dict:  # type: ignore[type-arg]
             for event in history
         ],
     }
+
+
+def _evidence_summary(evidence: dict[str, Any]) -> str:
+    """Return the stored evidence in a sentence: what was found and what was compared."""
+    if not evidence:
+        return ""
+    parts = []
+    found = [
+        f"{kind.replace('_', ' ')} {', '.join(map(str, v)) if isinstance(v, list) else v}"
+        for kind, v in sorted((evidence.get("identifiers") or {}).items())
+        if v
+    ]
+    parts.append("identifiers found: " + "; ".join(found) if found else "no identifier found")
+    candidates = evidence.get("candidates") or []
+    if candidates:
+        parts.append(f"{len(candidates)} candidate{'s' if len(candidates) != 1 else ''} scored")
+    repairs = evidence.get("repairs") or []
+    if repairs:
+        parts.append(f"{len(repairs)} repair{'s' if len(repairs) != 1 else ''} made")
+    if evidence.get("resolver_version"):
+        parts.append(f"resolver {evidence['resolver_version']}")
+    return ("; ".join(parts) or "Evidence stored") + "."
+
+
+def _notice_summary(notice: dict[str, Any]) -> str:
+    if notice["state"] == "unavailable":
+        return "Not checked: " + (notice["reason"] or "no source answered").replace("_", " ") + "."
+    if notice["events"]:
+        return f"{len(notice['events'])} event(s) reported by the named sources:"
+    return text_for_people(notice.get("observation") or "No event reported.")
 
 
 @require_safe

@@ -6,11 +6,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from ..canonical import canonical_json, sha256_digest
-from ..http import conditional_json
-from ..integrity import integrity_report
+from ..integrity import EVENT_SEVERITY, integrity_report
 from ..models import Paper
-from ..records import record_links
+from ..record.builder import record_links
+from ..record.canonical import canonical_json, sha256_digest
+from ..record.http import conditional_json
+from ..record.timestamps import for_people
 from .records import checked_id
 
 
@@ -34,5 +35,16 @@ def integrity_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Render the findings for a person."""
     report = _report_or_404(arxiv_id)
     paper = Paper.objects.get(arxiv_id=arxiv_id)
-    context = {"report": report, "paper": paper, "links": record_links(arxiv_id)}
+    # A finding about a source's event opens the notice on the evidence page, others the resolution.
+    findings = [
+        {**f, "anchor": "notice" if f["kind"] in EVENT_SEVERITY else "resolution"}
+        for f in report["findings"]
+    ]
+    context = {
+        "report": report,
+        "findings": findings,
+        "observed_label": for_people(report["data_observed_at"]),
+        "paper": paper,
+        "links": record_links(arxiv_id),
+    }
     return render(request, "curation/integrity.html", context)

@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from ..records import record_links
+from ..record.builder import record_links
 from ..selectors import inbound_state_counts, record_data
 from ..states import ResolutionStatus
 from .records import checked_id

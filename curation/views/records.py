@@ -1,20 +1,23 @@
-"""Public record pages: the v1 JSON (canonical bytes, weak ETag) and its HTML page."""
+"""Public record pages: the v1 JSON (canonical bytes, weak ETag) and its HTML page.
+
+Both answer through curation.record.http.record_response, as the API does: the same cached
+bytes, the same ETag rules, and a 304 from the record's version without building anything.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from ..arxiv_ids import looks_like_arxiv_id
-from ..http import conditional_json
-from ..records import build_record, record_bytes
+from ..record.cache import RecordBytes
+from ..record.http import JSON, PAGE_ETAG_SUFFIX, Representation, record_response
+from ..record.timestamps import for_people, text_for_people
 from ..states import ResolutionStatus
-
-RECORD_CACHE_CONTROL = "public, max-age=60"
 
 
 def checked_id(arxiv_id: str) -> str:
@@ -24,53 +27,143 @@ def checked_id(arxiv_id: str) -> str:
     return arxiv_id
 
 
-def _record_or_404(arxiv_id: str) -> dict[str, Any]:
-    record = build_record(checked_id(arxiv_id), timezone.now())
-    if record is None:
+def _found(response: HttpResponse | None) -> HttpResponse:
+    if response is None:
         raise Http404("unknown paper")
-    return record
+    return response
 
 
 @require_safe
 def citation_record_json(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Serve the record's canonical bytes; answer 304 when the client has this version."""
-    record = _record_or_404(arxiv_id)
-    etag = f'W/"{record["context_digest"]}"'
-    return conditional_json(request, record_bytes(record), etag, RECORD_CACHE_CONTROL)
+    return _found(record_response(request, checked_id(arxiv_id), JSON))
 
 
-def _cited_label(observation: dict[str, Any]) -> str | None:
+# Events after which the cited work no longer stands as published (SPEC §4); others amend it.
+_RETRACTING = {"retraction", "partial_retraction", "withdrawal", "removal"}
+
+
+def _target(observation: dict[str, Any]) -> dict[str, Any]:
+    """Return what a reference cites, as the page shows it: title, where it links, identifiers."""
     citation = observation["citation"]
-    if citation["cited_paper"]:
-        return str(citation["cited_paper"]["title"])
-    work = citation["cited_work"] or {}
-    return work.get("title") or None
+    paper, work = citation["cited_paper"], citation["cited_work"] or {}
+    title = (paper or {}).get("title") or work.get("title")
+    doi, arxiv_id = work.get("doi"), (paper or {}).get("arxiv_id") or work.get("arxiv_id")
+    return {
+        "title": title or "(no title in the reference)",
+        "untitled": not title,
+        "href": observation["links"].get("cited_paper"),
+        "arxiv_id": arxiv_id,
+        "doi": doi,
+        "year": work.get("year"),
+        "venue": work.get("venue"),
+    }
 
 
-def _page_observation(observation: dict[str, Any], direction: str) -> dict[str, Any]:
-    """Return an observation with the labels the page shows."""
+def _events(notice: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            **event,
+            "label": event["type"].replace("_", " ").capitalize(),
+            "date_label": for_people(event["date"]),
+            "retracting": event["type"] in _RETRACTING,
+        }
+        for event in notice["events"]
+    ]
+
+
+def _notice(notice: dict[str, Any]) -> dict[str, Any]:
+    """Return the standing notice in words, with one timestamp style."""
+    reason = (notice["reason"] or "").replace("_", " ")
+    if notice["state"] == "unavailable":
+        summary = f"Not checked: {reason}." if reason else "Not checked."
+    elif notice["events"]:
+        summary = "; ".join(e["type"].replace("_", " ") for e in notice["events"]).capitalize()
+    else:
+        summary = text_for_people(notice.get("observation") or "No event reported.")
+    receipts = [
+        {"source": r["source"], "at": r["observed_at"], "at_label": for_people(r["observed_at"])}
+        for r in notice["source_receipts"]
+    ]
+    return {"state": notice["state"], "summary": summary, "receipts": receipts}
+
+
+def _page_observation(observation: dict[str, Any]) -> dict[str, Any]:
+    """Return an observation with the words and labels the page shows."""
     resolution = observation["resolution"]
     return {
-        **observation,
-        "direction": direction,
-        "cited_label": _cited_label(observation),
+        "id": observation["observation_id"],
+        "index": observation["citation"]["reference_index"],
+        "citing": observation["citation"]["citing_paper"],
+        "citing_href": observation["links"]["citing_paper"],
+        "status": resolution["status"],
         "status_label": ResolutionStatus(resolution["status"]).label,
-        "resolver_label": resolution["resolver_source"] or "no resolver link",
-        "notice_reason_label": (observation["standing_notice"]["reason"] or "").replace("_", " "),
+        "resolver": resolution["resolver_source"],
+        "resolved_at": resolution["observed_at"],
+        "resolved_label": for_people(resolution["observed_at"]),
+        "source": observation["citation"]["source"],
+        "source_at_label": for_people(observation["citation"]["source_observed_at"]),
+        "target": _target(observation),
+        "events": _events(observation["standing_notice"]),
+        "notice": _notice(observation["standing_notice"]),
+        "digest": observation["observation_digest"],
     }
+
+
+def _summary(record: dict[str, Any], outbound: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return what a reader wants first: states, and cited works with notices."""
+    counts = record["reference_resolution"]["state_counts"]
+    states = [
+        {"key": status.value, "label": status.label, "count": counts.get(status.value, 0)}
+        for status in ResolutionStatus
+    ]
+    flagged = [o for o in outbound if o["events"]]
+    return {
+        "states": states,
+        "retracted": [o for o in flagged if any(e["retracting"] for e in o["events"])],
+        "amended": [o for o in flagged if not any(e["retracting"] for e in o["events"])],
+        "unchecked": sum(1 for o in outbound if o["notice"]["state"] == "unavailable"),
+        "checked": sum(1 for o in outbound if o["notice"]["state"] == "measured"),
+    }
+
+
+def _render_page(request: HttpRequest, built: RecordBytes) -> HttpResponse:
+    record = json.loads(built.body)
+    outbound = [_page_observation(o) for o in record["outbound"]]
+    paper = record["paper"]
+    context = {
+        "record": record,
+        "paper": paper,
+        "submitted_label": for_people(paper["submitted_at"]),
+        "updated_label": for_people(paper["last_updated"]),
+        "as_of_label": for_people(record["as_of"]),
+        "summary": _summary(record, outbound),
+        "outbound": outbound,
+        "inbound": [_page_observation(o) for o in record["inbound"]],
+        "inbound_total": record["coverage"][2]["denominator"],
+        "coverage": [
+            {
+                **lane,
+                "label": lane["lane"].replace("_", " ").capitalize(),
+                "at_label": for_people(lane["source_observed_at"]),
+            }
+            for lane in record["coverage"]
+        ],
+        "sources": [
+            {**s, "at_label": for_people(s["observed_at"])} for s in record["standing_sources"]
+        ],
+        "measurements": [
+            {**m, "at_label": for_people(m.get("observed_at"))}
+            for m in record["external_citation_measurements"]
+        ],
+    }
+    return render(request, "curation/citation_record.html", context)
+
+
+PAGE = Representation(PAGE_ETAG_SUFFIX, _render_page)
 
 
 @require_safe
 def citation_record_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Render the record as a page a person reads."""
-    record = _record_or_404(arxiv_id)
-    counts = record["reference_resolution"]["state_counts"]
-    context = {
-        "record": record,
-        "outbound": [_page_observation(o, "outbound") for o in record["outbound"]],
-        "inbound": [_page_observation(o, "inbound") for o in record["inbound"]],
-        "state_counts": [(ResolutionStatus(k).label, k, v) for k, v in counts.items()],
-    }
-    response = render(request, "curation/citation_record.html", context)
-    response["Cache-Control"] = RECORD_CACHE_CONTROL
-    return response
+    return _found(record_response(request, checked_id(arxiv_id), PAGE))

@@ -15,7 +15,7 @@ from .helpers import decide, fresh, record
 
 
 def _schema() -> dict[str, Any]:
-    from curation.record_schema import RECORD_SCHEMA
+    from curation.record.schema import RECORD_SCHEMA
 
     return RECORD_SCHEMA
 

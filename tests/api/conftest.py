@@ -25,7 +25,7 @@ BIG = "2502.00001"
 
 def locmem_caches(name: str) -> dict[str, dict[str, Any]]:
     """Return a CACHES setting of fresh in-process caches."""
-    return local_caches({"default": 300, "records": 300, "record_stamps": 0}, name)
+    return local_caches({"default": 300, "records": 300}, name)
 
 
 @pytest.fixture(autouse=True)

@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 from django.core.management import call_command
 
-from curation.canonical import canonical_json
-from curation.record_schema import RECORD_SCHEMA
+from curation.record.canonical import canonical_json
+from curation.record.schema import RECORD_SCHEMA
 from tests import records_factory as rf
 from tests.api.conftest import store
 

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 from rest_framework.test import APIClient
 
-from curation.record_schema import RECORD_SCHEMA
+from curation.record.schema import RECORD_SCHEMA
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from curation.audit import Actor, audited
-from curation.canonical import canonical_json, context_digest
 from curation.models import Observation
+from curation.record.canonical import canonical_json, context_digest
 from curation.selectors import RECORD_STATEMENT_BUDGET
 
 pytestmark = pytest.mark.django_db
@@ -77,7 +77,7 @@ def test_record_stays_within_the_statement_budget(anon: APIClient, big_record: s
     assert (len(body["outbound"]), len(body["inbound"])) == (100, 100)
     with CaptureQueriesContext(connection) as cached:
         assert anon.get(f"/api/v1/records/{big_record}").content == response.content
-    assert len(cached) == 1  # the version stamp
+    assert len(cached) == 1  # the record's version
 
 
 @pytest.mark.parametrize(
@@ -122,18 +122,23 @@ def test_change_feed_lists_records_changed_since(anon: APIClient, sample: dict[s
     assert anon.get("/api/v1/records", {"changed_since": "yesterday"}).status_code == 400
 
 
-def test_a_cached_stamp_answers_304_without_the_database(
-    anon: APIClient, sample: dict[str, Any], settings: Any
+def test_a_304_is_answered_from_the_version_without_building(
+    anon: APIClient, sample: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings.CACHES = {
-        **settings.CACHES,
-        "record_stamps": {**settings.CACHES["record_stamps"], "TIMEOUT": 5},
-    }
     etag = anon.get(URL)["ETag"]
+    monkeypatch.setattr("curation.record.cache.build_record", _must_not_build)
 
     with CaptureQueriesContext(connection) as queries:
         assert anon.get(URL, HTTP_IF_NONE_MATCH=etag).status_code == 304
-    assert len(queries) == 0
+        assert (
+            anon.get("/paper/2412.14374/citation-record.json", HTTP_IF_NONE_MATCH=etag).status_code
+            == 304
+        )
+    assert len(queries) == 2  # the record's version, once per request
+
+
+def _must_not_build(*args: Any) -> None:
+    raise AssertionError("a 304 or a cached version must not build the record")
 
 
 @pytest.mark.parametrize("method", ["post", "put", "delete"])
@@ -143,3 +148,34 @@ def test_unknown_api_paths_are_json_404_for_every_method(anon: APIClient, method
     response = getattr(client, method)("/api/v1/observations/null,null/link")
 
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+def test_record_reads_count_once_against_the_anonymous_rate(
+    anon: APIClient, sample: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "3/min", "user": "9/min"})
+    etag = anon.get(URL)["ETag"]  # 1: a 200 answered before DRF
+    assert anon.get(URL, HTTP_IF_NONE_MATCH=etag).status_code == 304  # 2: by the middleware
+    assert anon.get(URL, HTTP_IF_NONE_MATCH='W/"sha256:0"').status_code == 200  # 3: through both
+    refused = anon.get(URL, HTTP_IF_NONE_MATCH=etag)
+
+    assert refused.status_code == 429 and refused.json()["error"]["status"] == 429
+    assert "Retry-After" in refused
+
+
+def test_a_304_from_the_middleware_carries_the_record_headers(
+    anon: APIClient, sample: dict[str, Any]
+) -> None:
+    etag = anon.get(URL)["ETag"]
+    for path in (URL, "/paper/2412.14374/citation-record.json"):
+        with CaptureQueriesContext(connection) as queries:
+            response = anon.get(path, HTTP_IF_NONE_MATCH=etag)
+        assert response.status_code == 304 and len(queries) == 1
+        assert response["ETag"] == etag and response["Cache-Control"] == "public, max-age=60"
+    page = anon.get("/paper/2412.14374/citation-record")
+    assert page["ETag"] != etag  # another representation of the same version
+    assert anon.get("/paper/2412.14374/citation-record", HTTP_IF_NONE_MATCH=etag).status_code == 200
+    revalidated = anon.get("/paper/2412.14374/citation-record", HTTP_IF_NONE_MATCH=page["ETag"])
+    assert revalidated.status_code == 304

@@ -23,7 +23,7 @@ def test_throttle_counts_are_shared_through_redis(
             "LOCATION": redis_url,
             "KEY_PREFIX": f"{prefix}:{alias}",
         }
-        for alias in ("default", "records", "record_stamps")
+        for alias in ("default", "records")
     }
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "2/min", "user": "4/min"})
     other_process = redis.Redis.from_url(redis_url)

@@ -19,7 +19,7 @@ from curation.models import CitedWork, Observation, Paper
 from curation.notices.models import NoticeSource, ReceiptOutcome
 from curation.notices.services import store_answers
 from curation.notices.sources import SourceAnswer
-from curation.records import build_record
+from curation.record.builder import build_record
 from curation.services import record_import, reference_list_import
 from curation.services.observations import observation_link_arxiv, observation_set_state
 from curation.services.works import work_for_paper

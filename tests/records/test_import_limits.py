@@ -17,7 +17,7 @@ from django.core.management.base import CommandError
 
 from curation.limits import Limits, current_limits
 from curation.models import Observation, Paper
-from curation.record_input import RecordInputError, load_record
+from curation.record.input_checks import RecordInputError, load_record
 from tests import records_factory as rf
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from curation.canonical import canonical_json, context_digest, observation_digest
 from curation.models import Observation
+from curation.record.canonical import canonical_json, context_digest, observation_digest
 from curation.states import Origin
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from curation.records import build_record, record_bytes
-from curation.timefmt import parse_timestamp
+from curation.record.builder import build_record, record_bytes
+from curation.record.timestamps import parse_timestamp
 
 
 class Command(BaseCommand):

@@ -9,11 +9,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
 from curation.audit import Actor
-from curation.canonical import canonical_json
-from curation.record_input import RecordInputError, load_record, record_files
-from curation.records import build_record
+from curation.record.builder import build_record
+from curation.record.canonical import canonical_json
+from curation.record.input_checks import RecordInputError, load_record, record_files
+from curation.record.timestamps import parse_timestamp
 from curation.services import RecordConflict, record_import
-from curation.timefmt import parse_timestamp
 
 
 def first_difference(expected: Any, actual: Any, path: str = "$") -> str | None:

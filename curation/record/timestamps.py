@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, date, datetime
 
 
 def parse_timestamp(value: str) -> datetime:
@@ -37,3 +38,26 @@ def format_micro_offset(value: datetime | None) -> str | None:
 def truncate_to_minute(value: datetime) -> datetime:
     """Return the UTC time truncated to the minute (a record's as_of)."""
     return value.astimezone(UTC).replace(second=0, microsecond=0)
+
+
+_ISO_IN_TEXT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
+
+
+def for_people(value: str | None) -> str | None:
+    """Return a record timestamp (any of its formats, or a YYYY-MM-DD date) as people read it.
+
+    One style for every page: "19 Aug 2026, 06:32 UTC" (no seconds, no fraction), dates as
+    "14 Feb 2024". The machine form stays in the JSON and in <time datetime>.
+    """
+    if not value:
+        return None
+    if len(value) == 10:  # an event date
+        day = date.fromisoformat(value)
+        return f"{day.day} {day.strftime('%b')} {day.year}"
+    moment = parse_timestamp(value.replace("Z", "+00:00"))
+    return f"{moment.day} {moment.strftime('%b')} {moment.year}, {moment.strftime('%H:%M')} UTC"
+
+
+def text_for_people(text: str) -> str:
+    """Return text with the record timestamps inside it written for people."""
+    return _ISO_IN_TEXT.sub(lambda m: for_people(m.group(0)) or m.group(0), text)

@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from ..models import Observation, Paper, Resolution, StandingNotice
+from ..selectors import RECORD_CAP, RECORD_STATEMENT_BUDGET, RecordData, record_data
+from ..states import NoticeReason, NoticeState, ResolutionStatus
 from .canonical import canonical_json, context_digest, observation_digest
-from .models import Observation, Paper, Resolution, StandingNotice
-from .selectors import RECORD_CAP, RECORD_STATEMENT_BUDGET, RecordData, record_data
-from .states import NoticeReason, NoticeState, ResolutionStatus
-from .timefmt import format_micro_z, format_seconds, truncate_to_minute
+from .timestamps import format_micro_z, format_seconds, truncate_to_minute
 
 SCHEMA = "pith.paper-citation-record.v1"
 REFUSAL = (

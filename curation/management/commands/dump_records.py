@@ -13,8 +13,8 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from curation.models import Paper
-from curation.records import build_record, record_bytes
-from curation.timefmt import format_seconds, parse_timestamp, truncate_to_minute
+from curation.record.builder import build_record, record_bytes
+from curation.record.timestamps import format_seconds, parse_timestamp, truncate_to_minute
 
 MANIFEST = "manifest.json"
 

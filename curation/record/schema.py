@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .notices.events import EventType
-from .states import NoticeReason, NoticeState, ResolutionStatus, ResolverSource
+from ..notices.events import EventType
+from ..states import NoticeReason, NoticeState, ResolutionStatus, ResolverSource
 
 # Import accepts any ISO-8601 offset (converted to UTC on import); export writes one format per
-# field (curation/timefmt.py).
+# field (curation/record/timestamps.py).
 _TIMESTAMP = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$"
 _UUID = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 _DIGEST = r"^sha256:[0-9a-f]{64}$"

@@ -12,8 +12,7 @@ from typing import Any
 from django.db import connection, models
 from jsonschema import Draft202012Validator
 
-from .canonical import context_digest, observation_digest
-from .limits import (
+from ..limits import (
     InputTooLarge,
     JsonTooDeep,
     Limits,
@@ -22,8 +21,9 @@ from .limits import (
     read_bounded,
     walk,
 )
-from .models import ExternalCitationMeasurement, Observation, Paper
-from .record_schema import RECORD_SCHEMA
+from ..models import ExternalCitationMeasurement, Observation, Paper
+from .canonical import context_digest, observation_digest
+from .schema import RECORD_SCHEMA
 
 _VALIDATOR = Draft202012Validator(RECORD_SCHEMA)
 # PostgreSQL text cannot hold NUL, and UTF-8 cannot encode a lone surrogate ("\ud800" in JSON).
