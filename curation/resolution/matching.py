@@ -19,12 +19,14 @@ from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate, TitleSearch
 from curation.resolution.text import content_tokens, title_norm
 from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, validate
-from curation.resolution.venues import VenueText, page_key
+from curation.resolution.venues import VenueText, page_key, unglue_numbers
 from curation.states import ResolutionStatus, ResolverSource
 
 TIE_MARGIN = 2.0
 _NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)(?![0-9])")
 _RANGE_END = re.compile(r"\d\s*[-–—]\s*[A-Za-z]?$")
+_MONTH_VOLUME = re.compile(r"^(0?[1-9]|1[0-2])$")
+_CENTURY_YEAR = re.compile(r"^(?:19|20)(\d\d)$")
 _PAIR_WINDOW = 3  # a first page is at most this many numbers after its volume ("393 (1993) 377")
 _STRING_WORDS = 5  # the rarest words of the whole string searched for, three of them required
 _S = ResolutionStatus
@@ -35,21 +37,29 @@ def locator_pairs(raw: str) -> list[tuple[str, str]]:
 
     A series letter glued to a volume ("Phys. Rev. D60", "Nucl.Phys.B407") belongs to the
     journal, so a lettered number is read as a volume by its digits; as a page it keeps its
-    letter ("A&A 571, A16"). The end of a page range ("25:25-45") is never a first page.
+    letter ("A&A 571, A16"). The end of a page range ("25:25-45") is never a first page. A
+    month volume before a year ("JHEP 01 (2017) 110") is also read as the year-month volume
+    INSPIRE and arXiv give those journals ("1701").
     """
+    raw = unglue_numbers(raw)
     numbers = []
     for m in _NUMBER.finditer(raw):
         value = page_key(m.group(1))
         if value and len(value) <= 8:
             last = _RANGE_END.search(raw[: m.start()]) is not None
             numbers.append((value, value.lstrip("abcdefghijklmnopqrstuvwxyz"), last))
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for i, (_, volume, _) in enumerate(numbers):
         if not volume:
             continue
-        for page, _, last in numbers[i + 1 : i + 1 + _PAIR_WINDOW]:
+        after = numbers[i + 1 : i + 1 + _PAIR_WINDOW]
+        volumes = [volume]
+        if _MONTH_VOLUME.match(volume):
+            year = next((y for y in (_CENTURY_YEAR.match(n) for n, _, _ in after) if y), None)
+            volumes += [f"{year.group(1)}{int(volume):02d}".lstrip("0")] if year else []
+        for page, _, last in after:
             if not last:
-                pairs.append((volume, page))
+                pairs.extend((v, page) for v in volumes)
     return pairs
 
 
@@ -99,9 +109,17 @@ class Match:
     candidates: list[dict[str, Any]]
 
 
+_TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
 def _is_journal(parsed_title: str | None, check: Validation) -> bool:
-    """Return whether what the parser took as a title is the candidate's journal (or nothing)."""
-    if parsed_title is None:
+    """Return whether what the parser took as a title is the candidate's journal (or nothing).
+
+    Under one word is no title of its own: the parser's pick of a number run ("3 (08) (2008)
+    S08002"), a glued collaboration ("PlanckCollaboration.2016c") or a journal cut at its first
+    dot ("Eur" of "Eur. Phys. J. C").
+    """
+    if parsed_title is None or len(_TITLE_WORD.findall(parsed_title)) < 2:
         return True
     venue = VenueText(parsed_title)
     return any(venue.contains(k) for k in check.candidate.venue_keys)
