@@ -168,7 +168,9 @@ def main() -> None:
     parser.add_argument("--fold", choices=("dev", "held", "both"), default="both")
     parser.add_argument("--mistakes", type=Path, help="write the misses and wrong links here")
     parser.add_argument("--limit", type=int, default=0, help="resolve only the first N of a fold")
-    parser.add_argument("--sets", default="glutton,physics", help="comma-separated: glutton, physics")
+    parser.add_argument(
+        "--sets", default="glutton,physics", help="comma-separated: glutton, physics"
+    )
     args = parser.parse_args()
 
     import django

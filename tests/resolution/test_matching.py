@@ -52,9 +52,14 @@ def test_series_letters_keep_journals_apart() -> None:
         ("Adv.Theor.Math.Phys.2:231-252,1998", Locator("advtheormathphys", "2", "231", 1998)),
         ("Astrophys.J.606:L155-L158,2004", Locator("astrophysj", "606", "l155", 2004)),
         ("A&AS15:417,1974", Locator(venue_key("A&AS"), "15", "417", 1974)),
-        ("Nucl. Phys. (Proc. Suppl.) 48 (1996) 83", Locator(venue_key("Nucl. Phys. B Proc. Suppl."),
-                                                            "48", "83", 1996)),
-        ("Ann. Phys. (N.Y.)297:27,2002", Locator(venue_key("Ann. Phys. (N.Y.)"), "297", "27", 2002)),
+        (
+            "Nucl. Phys. (Proc. Suppl.) 48 (1996) 83",
+            Locator(venue_key("Nucl. Phys. B Proc. Suppl."), "48", "83", 1996),
+        ),
+        (
+            "Ann. Phys. (N.Y.)297:27,2002",
+            Locator(venue_key("Ann. Phys. (N.Y.)"), "297", "27", 2002),
+        ),
         ("JHEP0908:008,2009", Locator(venue_key("JHEP"), "908", "8", 2009)),
         ("Submitted to Nature", None),
     ],
