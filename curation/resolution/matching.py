@@ -19,48 +19,12 @@ from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate, TitleSearch
 from curation.resolution.text import content_tokens, title_norm
 from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, validate
-from curation.resolution.venues import VenueText, page_key, unglue_numbers
+from curation.resolution.venues import VenueText
 from curation.states import ResolutionStatus, ResolverSource
 
 TIE_MARGIN = 2.0
-_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)(?![0-9])")
-_RANGE_END = re.compile(r"\d\s*[-–—]\s*[A-Za-z]?$")
-_MONTH_VOLUME = re.compile(r"^(0?[1-9]|1[0-2])$")
-_CENTURY_YEAR = re.compile(r"^(?:19|20)(\d\d)$")
-_PAIR_WINDOW = 3  # a first page is at most this many numbers after its volume ("393 (1993) 377")
 _STRING_WORDS = 5  # the rarest words of the whole string searched for, three of them required
 _S = ResolutionStatus
-
-
-def locator_pairs(raw: str) -> list[tuple[str, str]]:
-    """Return the (volume, first page) pairs the string's numbers could be.
-
-    A series letter glued to a volume ("Phys. Rev. D60", "Nucl.Phys.B407") belongs to the
-    journal, so a lettered number is read as a volume by its digits; as a page it keeps its
-    letter ("A&A 571, A16"). The end of a page range ("25:25-45") is never a first page. A
-    month volume before a year ("JHEP 01 (2017) 110") is also read as the year-month volume
-    INSPIRE and arXiv give those journals ("1701").
-    """
-    raw = unglue_numbers(raw)
-    numbers = []
-    for m in _NUMBER.finditer(raw):
-        value = page_key(m.group(1))
-        if value and len(value) <= 8:
-            last = _RANGE_END.search(raw[: m.start()]) is not None
-            numbers.append((value, value.lstrip("abcdefghijklmnopqrstuvwxyz"), last))
-    pairs: list[tuple[str, str]] = []
-    for i, (_, volume, _) in enumerate(numbers):
-        if not volume:
-            continue
-        after = numbers[i + 1 : i + 1 + _PAIR_WINDOW]
-        volumes = [volume]
-        if _MONTH_VOLUME.match(volume):
-            year = next((y for y in (_CENTURY_YEAR.match(n) for n, _, _ in after) if y), None)
-            volumes += [f"{year.group(1)}{int(volume):02d}".lstrip("0")] if year else []
-        for page, _, last in after:
-            if not last:
-                pairs.extend((v, page) for v in volumes)
-    return pairs
 
 
 def string_search(text: RawText, frequencies: Mapping[str, int]) -> TitleSearch | None:
@@ -81,7 +45,7 @@ def first_candidates(
     texts: Sequence[RawText | None], titles: Sequence[TitleSearch | None]
 ) -> list[list[Candidate]]:
     """Return each reference's candidates by its parsed title and its locator pairs."""
-    pairs = [locator_pairs(t.raw) if t else [] for t in texts]
+    pairs = [sorted(t.pairs) if t else [] for t in texts]
     located = catalogue.locator_candidates(p for ps in pairs for p in ps)
     by_title = catalogue.title_candidates_batch(titles)
     found = []

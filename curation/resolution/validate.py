@@ -18,7 +18,7 @@ from unidecode import unidecode
 from curation.resolution.catalogue import Candidate
 from curation.resolution.scoring import numbers_agree, words_agree
 from curation.resolution.text import fold_name, title_key, title_norm
-from curation.resolution.venues import VenueText, page_key, unglue_numbers
+from curation.resolution.venues import VenueText, locator_pairs, page_key, unglue_numbers
 
 TITLE_FOUND = 90.0  # aligned similarity (0-100) above which the candidate's title is in the string
 _YEAR = re.compile(r"(?<![\d.])((?:1[89]|20)\d\d)(?![\d])")
@@ -41,9 +41,11 @@ class RawText:
         self.words = set(self.norm.split())
         if not joined.isascii():  # "Tønnesen" is also written "Tonnesen"
             self.words |= set(title_norm(unidecode(joined)).split())
-        self.pairs: set[tuple[str, str]] = set()  # (volume, first page) pairs, set by matching
+        unglued = unglue_numbers(raw)
+        # (volume, first page) pairs the numbers could be (venues.locator_pairs)
+        self.pairs = set(locator_pairs(unglued, unglued=True))
         self.years = {int(y) for y in _YEAR.findall(raw)}
-        self.numbers = {page_key(n) for n in _NUMBER.findall(unglue_numbers(raw))}
+        self.numbers = {page_key(n) for n in _NUMBER.findall(unglued)}
         self.numbers |= {n[1:] for n in self.numbers if n[:1].isalpha()}  # "D60": volume 60
 
     @cached_property

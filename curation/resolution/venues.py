@@ -134,6 +134,45 @@ def unglue_numbers(raw: str) -> str:
     return _GLUED_NUMBER.sub(" ", raw)
 
 
+_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)(?![0-9])")
+_RANGE_END = re.compile(r"\d\s*[-–—]\s*[A-Za-z]?$")
+_MONTH_VOLUME = re.compile(r"^(0?[1-9]|1[0-2])$")
+_CENTURY_YEAR = re.compile(r"^(?:19|20)(\d\d)$")
+_PAIR_WINDOW = 3  # a first page is at most this many numbers after its volume ("393 (1993) 377")
+
+
+def locator_pairs(raw: str, *, unglued: bool = False) -> list[tuple[str, str]]:
+    """Return the (volume, first page) pairs the string's numbers could be.
+
+    A series letter glued to a volume ("Phys. Rev. D60", "Nucl.Phys.B407") belongs to the
+    journal, so a lettered number is read as a volume by its digits; as a page it keeps its
+    letter ("A&A 571, A16"). The end of a page range ("25:25-45") is never a first page. A
+    month volume before a year ("JHEP 01 (2017) 110") is also read as the year-month volume
+    INSPIRE and arXiv give those journals ("1701"). unglued: the string is already
+    unglue_numbers' output.
+    """
+    raw = raw if unglued else unglue_numbers(raw)
+    numbers = []
+    for m in _NUMBER.finditer(raw):
+        value = page_key(m.group(1))
+        if value and len(value) <= 8:
+            last = _RANGE_END.search(raw, max(0, m.start() - 6), m.start()) is not None
+            numbers.append((value, value.lstrip("abcdefghijklmnopqrstuvwxyz"), last))
+    pairs: list[tuple[str, str]] = []
+    for i, (_, volume, _) in enumerate(numbers):
+        if not volume:
+            continue
+        after = numbers[i + 1 : i + 1 + _PAIR_WINDOW]
+        volumes = [volume]
+        if _MONTH_VOLUME.match(volume):
+            year = next((y for y in (_CENTURY_YEAR.match(n) for n, _, _ in after) if y), None)
+            volumes += [f"{year.group(1)}{int(volume):02d}".lstrip("0")] if year else []
+        for page, _, last in after:
+            if not last:
+                pairs.extend((v, page) for v in volumes)
+    return pairs
+
+
 def page_key(page: str) -> str:
     """Return a first page or volume for comparison: lower case, leading zeros dropped."""
     text = (page or "").strip().lower()
@@ -178,7 +217,7 @@ class VenueText:
 
     def __init__(self, raw: str) -> None:
         self.glued = ""
-        tokens = _TOKEN.findall(_AMPERSAND.sub("&", raw))
+        tokens = _TOKEN.findall(_AMPERSAND.sub("&", raw) if "&" in raw else raw)
         self.words = {unidecode(w).lower() for w in tokens}
         self.starts: set[int] = set()
         self.ends: set[int] = set()

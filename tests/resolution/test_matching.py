@@ -8,10 +8,9 @@ import pytest
 from django.core.management import call_command
 
 from curation.resolution.importers import store_crossref_works
-from curation.resolution.matching import locator_pairs
 from curation.resolution.models import CrossrefWork, PaperLocator
 from curation.resolution.resolver import resolve_raw
-from curation.resolution.venues import Locator, parse_journal_ref, venue_key
+from curation.resolution.venues import Locator, locator_pairs, parse_journal_ref, venue_key
 from tests.resolution.snapshot import snapshot_line
 
 
