@@ -217,3 +217,28 @@ def test_a_broken_identifier_gives_way_to_a_verified_title(works: None) -> None:
         "J Biol Chem. 2005;280:5892-901. doi:10.1145"
     )
     assert (verdict.status, verdict.doi) == ("verified_exact", "10.1000/yang.1")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("raw", "status", "validated"),
+    [
+        # The parse agrees with the DOI's record: decided without the whole-string check.
+        ("Yang F. Curcumin inhibits formation of amyloid beta oligomers and fibrils. "
+         "J Biol Chem 2005. doi:10.1000/yang.1", "verified_exact", False),
+        # The parse disagrees (another title): the whole string is checked and contradicts.
+        ("Yang F. Lattice chromodynamics at finite density and temperature. "
+         "J Biol Chem 2005. doi:10.1000/yang.1", "metadata_mismatch", True),
+        # The year the parse read contradicts: the whole string is checked and agrees with it.
+        ("Yang F. Curcumin inhibits formation of amyloid beta oligomers and fibrils. 1990. "
+         "doi:10.1000/yang.1", "metadata_mismatch", True),
+    ],
+)  # fmt: skip
+def test_a_resolving_identifier_is_checked_against_the_string_only_when_the_parse_disagrees(
+    works: None, raw: str, status: str, validated: bool
+) -> None:
+    _, verdict = resolve_raw(raw)
+    assert verdict.status == status, verdict.evidence
+    assert verdict.evidence["step"] == "identifier"
+    # Whole-string validation evidence says where the title was found; the parse's does not.
+    assert ("title_found_at" in verdict.evidence["candidates"][0]) is validated
