@@ -158,12 +158,17 @@ def main() -> None:
             print(f"catalogue {count:,} papers; {len(sample):,} references per kind")
             for kind in ("identifier", "title only", "mixed"):
                 refs = make_refs(sample, kind, rng)
+                cpu = time.process_time()
                 one = resolve_all(refs)
+                cpu = (
+                    time.process_time() - cpu
+                )  # this process only: PostgreSQL's share is not in it
                 two = two_workers(refs, name)
                 print(
                     f"  {kind:<11} 1 process {len(refs) / one:7,.0f} refs/s "
-                    f"({one / len(refs) * 1e3:.2f} ms/ref, parse {parse_cost(refs[:500]) * 1e3:.2f} ms)"
-                    f" | 2 workers {len(refs) / two:7,.0f} refs/s",
+                    f"({one / len(refs) * 1e3:.2f} ms/ref, Python CPU {cpu / len(refs) * 1e3:.2f} ms, "
+                    f"parse {parse_cost(refs[:500]) * 1e3:.2f} ms)"
+                    f" | 2 workers {len(refs) / two:7,.0f} refs/s  [load {os.getloadavg()[0]:.1f}]",
                     flush=True,
                 )
             refs = make_refs(sample[:2000], "mixed", rng)

@@ -141,19 +141,24 @@ def looks_like_name_list(block: str) -> bool:
     A list of single capitalised words ("Borg, Omega, and Kubernetes") is not enough:
     it needs an initial, or a multi-word name none of whose words is an English word.
     """
+    return name_list(block) is not None
+
+
+def name_list(block: str) -> list[Author] | None:
+    """Return the authors of a block that looks_like_name_list, else None (one parse of it)."""
     authors = parse_author_block(block)
     if not authors:
-        return False
+        return None
     pieces = [p for p in _PIECES.split(block) if p.strip(" .")]
     if any(_is_initials(p.strip()) for p in pieces):
-        return True
+        return authors
     if len(authors) < 2:
-        return False
+        return None
     for a in authors:
         words = a.name.replace(",", " ").split()
         if len(words) >= 2 and not any(is_word(w.lower().strip(".")) or w.isupper() for w in words):
-            return True
-    return False
+            return authors
+    return None
 
 
 # "ATLAS Collaboration,", "[LIGO Scientific Collaboration]", "Virgo and LIGO Scientific

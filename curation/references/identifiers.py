@@ -39,6 +39,8 @@ _DOI_GLUED_WORD = re.compile(
     r"\.(?:URL|Url|PMID|pmid|PMCID|PMC\d|Epub|Available|Accessed|Retrieved)\b.*$"
 )
 _DOI_GLUED_YEAR = re.compile(r"\((?:19|20)\d\d\)?$")
+# "…/npg-21-379-2014.(a) 2012": a list label glued after the DOI's closing stop.
+_DOI_GLUED_LABEL = re.compile(r"\.\((?:[a-z]|[ivx]{1,4})\)$", re.IGNORECASE)
 # A bare new-style id is only trusted when followed by an arXiv category, e.g. "1207.7214 [hep-ex]".
 _NEW_WITH_CATEGORY = re.compile(
     r"(?<![\w./])(\d{4})\.(\d{4,5})(v\d+)?\s*\[[a-z-]+(?:\.[A-Za-z-]+)?\]"
@@ -164,6 +166,8 @@ def _clean_doi(raw: str) -> str:
     if "." in doi:
         doi = _DOI_GLUED_WORD.sub("", doi)
     doi = _strip_trailing(doi)
+    if doi.endswith(")") and _DOI_GLUED_LABEL.search(doi):
+        doi = _DOI_GLUED_LABEL.sub("", doi)
     if "(" in doi and _DOI_GLUED_YEAR.search(doi):
         doi = _strip_trailing(_DOI_GLUED_YEAR.sub("", doi))
     opened = doi.rfind("(")

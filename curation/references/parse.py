@@ -12,6 +12,7 @@ from curation.references.authors import (
     ORG_WORDS,
     Author,
     looks_like_name_list,
+    name_list,
     parse_author_block,
     take_author_prefix,
 )
@@ -316,10 +317,8 @@ def _comma_authors(body: str) -> tuple[list[Author], str] | None:
         # The names must be followed by something that is not more names (a fragment).
         if not _TITLE_OR_VENUE.search(rest) or looks_like_name_list(rest.rstrip(" .")):
             return None
-        if _NAME_WORD.match(fields[0]) and looks_like_name_list(block):
-            authors = parse_author_block(block)
-            if authors:
-                return authors, rest
+        if _NAME_WORD.match(fields[0]) and (authors := name_list(block)):
+            return authors, rest
     return None
 
 
@@ -435,8 +434,8 @@ def parse_reference(raw: str) -> ParsedReference:
     authors, rest, _ = _take_authors(body)
     if not authors:
         segs = split_sentences(body)
-        if segs and looks_like_name_list(segs[0]):
-            authors = parse_author_block(segs[0]) or []
+        if segs and (named := name_list(segs[0])):
+            authors = named
             rest = ". ".join(segs[1:])
         elif (org := _org_author(segs)) is not None:
             authors, rest = [org], ". ".join(segs[1:])

@@ -19,38 +19,12 @@ from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate, TitleSearch
 from curation.resolution.text import content_tokens, title_norm
 from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, validate
-from curation.resolution.venues import VenueText, page_key
+from curation.resolution.venues import VenueText
 from curation.states import ResolutionStatus, ResolverSource
 
 TIE_MARGIN = 2.0
-_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)(?![0-9])")
-_RANGE_END = re.compile(r"\d\s*[-–—]\s*[A-Za-z]?$")
-_PAIR_WINDOW = 3  # a first page is at most this many numbers after its volume ("393 (1993) 377")
 _STRING_WORDS = 5  # the rarest words of the whole string searched for, three of them required
 _S = ResolutionStatus
-
-
-def locator_pairs(raw: str) -> list[tuple[str, str]]:
-    """Return the (volume, first page) pairs the string's numbers could be.
-
-    A series letter glued to a volume ("Phys. Rev. D60", "Nucl.Phys.B407") belongs to the
-    journal, so a lettered number is read as a volume by its digits; as a page it keeps its
-    letter ("A&A 571, A16"). The end of a page range ("25:25-45") is never a first page.
-    """
-    numbers = []
-    for m in _NUMBER.finditer(raw):
-        value = page_key(m.group(1))
-        if value and len(value) <= 8:
-            last = _RANGE_END.search(raw[: m.start()]) is not None
-            numbers.append((value, value.lstrip("abcdefghijklmnopqrstuvwxyz"), last))
-    pairs = []
-    for i, (_, volume, _) in enumerate(numbers):
-        if not volume:
-            continue
-        for page, _, last in numbers[i + 1 : i + 1 + _PAIR_WINDOW]:
-            if not last:
-                pairs.append((volume, page))
-    return pairs
 
 
 def string_search(text: RawText, frequencies: Mapping[str, int]) -> TitleSearch | None:
@@ -71,7 +45,7 @@ def first_candidates(
     texts: Sequence[RawText | None], titles: Sequence[TitleSearch | None]
 ) -> list[list[Candidate]]:
     """Return each reference's candidates by its parsed title and its locator pairs."""
-    pairs = [locator_pairs(t.raw) if t else [] for t in texts]
+    pairs = [sorted(t.pairs) if t else [] for t in texts]
     located = catalogue.locator_candidates(p for ps in pairs for p in ps)
     by_title = catalogue.title_candidates_batch(titles)
     found = []
@@ -99,9 +73,17 @@ class Match:
     candidates: list[dict[str, Any]]
 
 
+_TITLE_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
 def _is_journal(parsed_title: str | None, check: Validation) -> bool:
-    """Return whether what the parser took as a title is the candidate's journal (or nothing)."""
-    if parsed_title is None:
+    """Return whether what the parser took as a title is the candidate's journal (or nothing).
+
+    Under one word is no title of its own: the parser's pick of a number run ("3 (08) (2008)
+    S08002"), a glued collaboration ("PlanckCollaboration.2016c") or a journal cut at its first
+    dot ("Eur" of "Eur. Phys. J. C").
+    """
+    if parsed_title is None or len(_TITLE_WORD.findall(parsed_title)) < 2:
         return True
     venue = VenueText(parsed_title)
     return any(venue.contains(k) for k in check.candidate.venue_keys)

@@ -196,28 +196,33 @@ class Lookups:
                 else:
                     dois.add(doi)
         lookups = cls(papers=catalogue.papers_by_arxiv_id(arxiv_ids))
-        words = {w for item in inputs if item.title for w in item.query().title_norm.split()}
-        lookups.frequencies = catalogue.word_frequencies(words)
         lookups.works = catalogue.works_by_doi(dois)
         lookups.papers_by_doi = catalogue.arxiv_papers_with_dois(
             [d for d, c in lookups.works.items() if c.source == ResolverSource.DOI]
         )
         for doi in sorted(dois - set(lookups.works)):
             lookups._ask_crossref(doi)
-        lookups.texts = [RawText(item.raw) if item.raw else None for item in inputs]
-        for text in lookups.texts:
-            if text is not None:
-                text.pairs = set(matching.locator_pairs(text.raw))
-        # A reference whose identifier resolves is decided by it: no searches for it.
+        # A reference whose identifier resolves is decided by it: no searches for it, and its
+        # string is prepared only if the identifier's record needs checking against it.
         searching = [item.raw is not None and not lookups.resolves(item) for item in inputs]
+        words = {
+            w
+            for item, wanted in zip(inputs, searching, strict=True)
+            if item.title and (wanted or item.raw is None)
+            for w in item.query().title_norm.split()
+        }
+        lookups.frequencies = catalogue.word_frequencies(words)
+        lookups.texts = [
+            RawText(item.raw) if wanted and item.raw else None
+            for item, wanted in zip(inputs, searching, strict=True)
+        ]
         searches = [
             TitleSearch.for_title(item.query().title or "", lookups.frequencies)
             if wanted and item.title
             else None
             for item, wanted in zip(inputs, searching, strict=True)
         ]
-        texts = [t if wanted else None for t, wanted in zip(lookups.texts, searching, strict=True)]
-        lookups.found = matching.first_candidates(texts, searches)
+        lookups.found = matching.first_candidates(lookups.texts, searches)
         return lookups
 
     def resolves(self, item: ReferenceInput) -> bool:
@@ -311,9 +316,6 @@ def resolve_one(
     identifiers = _identifier_records(item, lookups, evidence)
     has_identifier = bool(item.arxiv_ids or item.dois or item.pith_arxiv_id)
     text = lookups.texts[index] if index is not None and lookups.texts else None
-    if text is None and item.raw:
-        text = RawText(item.raw)
-        text.pairs = set(matching.locator_pairs(text.raw))
     query = item.query()
     # 2. A valid identifier that resolves to a known record (two naming different works: say so).
     if identifiers:
@@ -322,6 +324,8 @@ def resolve_one(
             return _identifiers_disagree(works, evidence)
         record, via = identifiers[0]
         return _by_identifier(query, record, via, lookups, evidence, item, text)
+    if text is None and item.raw:
+        text = RawText(item.raw)
     if text is not None:
         # The whole string names the work: title, authors, year, journal, volume, first page.
         candidates = lookups.found[index] if index is not None and lookups.found else []
@@ -446,6 +450,11 @@ def _by_identifier(
     evidence["identifier_resolved"] = via
     title_ok = query.title is None or title_agrees_with_identifier(query, record)
     checks = {"year": scored.year, "author": scored.author}
+    if text is None and item is not None and item.raw:
+        if title_ok and "contradicts" not in checks.values():
+            text = None  # the parse agrees with the record: the whole string cannot contradict
+        else:
+            text = RawText(item.raw)
     if text is not None and item is not None:
         # The whole string, not the parse: "Yang F, Lim GP" names Yang even if parsed as "F".
         check = validate(text, record, names_given=item.names_given, parsed_title=query.title_norm)

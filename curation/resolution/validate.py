@@ -18,7 +18,7 @@ from unidecode import unidecode
 from curation.resolution.catalogue import Candidate
 from curation.resolution.scoring import numbers_agree, words_agree
 from curation.resolution.text import fold_name, title_key, title_norm
-from curation.resolution.venues import VenueText, page_key
+from curation.resolution.venues import VenueText, locator_pairs, page_key, unglue_numbers
 
 TITLE_FOUND = 90.0  # aligned similarity (0-100) above which the candidate's title is in the string
 _YEAR = re.compile(r"(?<![\d.])((?:1[89]|20)\d\d)(?![\d])")
@@ -41,9 +41,11 @@ class RawText:
         self.words = set(self.norm.split())
         if not joined.isascii():  # "Tønnesen" is also written "Tonnesen"
             self.words |= set(title_norm(unidecode(joined)).split())
-        self.pairs: set[tuple[str, str]] = set()  # (volume, first page) pairs, set by matching
+        unglued = unglue_numbers(raw)
+        # (volume, first page) pairs the numbers could be (venues.locator_pairs)
+        self.pairs = set(locator_pairs(unglued, unglued=True))
         self.years = {int(y) for y in _YEAR.findall(raw)}
-        self.numbers = {page_key(n) for n in _NUMBER.findall(raw)}
+        self.numbers = {page_key(n) for n in _NUMBER.findall(unglued)}
         self.numbers |= {n[1:] for n in self.numbers if n[:1].isalpha()}  # "D60": volume 60
 
     @cached_property
@@ -195,7 +197,9 @@ def validate(
     _title(text, candidate, check)
     _authors(text, candidate, check, names_given)
     check.year = _year(text, candidate)
-    check.volume = bool(candidate.volume) and candidate.volume in text.numbers
+    check.volume = bool(candidate.volume) and (
+        candidate.volume in text.numbers or any(v == candidate.volume for v, _ in text.pairs)
+    )  # the pairs also read "01 (2017)" as the year-month volume 1701
     check.first_page = bool(candidate.first_page) and candidate.first_page in text.numbers
     if candidate.venue_keys and (check.volume or check.title_found):
         check.venue = any(text.venue.contains(k) for k in candidate.venue_keys)

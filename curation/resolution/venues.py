@@ -2,12 +2,21 @@
 
 "Physical Review D", "Phys. Rev. D" and "Phys.Rev.D" all become the key "physrevd": each word is
 abbreviated by the ISSN's List of Title Word Abbreviations (LTWA, shipped by pyiso4), stop words
-are dropped and the rest is glued. A journal reference ("Phys.Rev.D65:094516,2002", "Nucl. Phys.
+are dropped and the rest is glued. Physics writes many journals its own way, which the LTWA
+cannot derive ("A&AS", "ApJ", "MNRAS", "PRL", "JHEP", "Sov. Phys. JETP", "Nucl. Phys. (Proc.
+Suppl.)"): a name that INSPIRE's journal list (the journal-titles knowledge base that INSPIRE's
+refextract package ships, 7,648 written forms of 3,193 journals) knows is first replaced by
+INSPIRE's short title, and every form that list gives is looked for in reference strings.
+(The list is read from the installed refextract package as data, pinned in pyproject.toml; the
+package, GPL-2.0-or-later, is never imported. A 2-letter form such as "AJ" counts only as a
+word of its own.)
+A journal reference ("Phys.Rev.D65:094516,2002", "Nucl. Phys.
 B 393 (1993) 377-400") becomes a Locator: venue key, volume and first page.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -15,16 +24,23 @@ from typing import Any
 
 from unidecode import unidecode
 
-# Acronyms that journals themselves use as their name, and that the LTWA cannot derive.
-_ALIASES = {"jhighenergyphys": "jhep", "jcosmolastropartphys": "jcap"}
-_LONG_FORMS = {short: (long,) for long, short in _ALIASES.items()}
-# Words, split where PDF extraction glued them by case too ("NuovoCimento", "EnergyPhys").
-_TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_INSPIRE_KB = "refextract/references/kbs/journal-titles.kb"
+_MIN_GLUED = 3  # shorter written forms ("AJ") count only as a word of their own, never glued
+# Words, split where PDF extraction glued them by case too ("NuovoCimento", "EnergyPhys"); an
+# ampersand acronym ("A&AS", "A & A") is one word.
+_TOKEN = re.compile(r"[A-Z]+&[A-Z]+|[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_AMPERSAND = re.compile(r"(?<=[A-Z])\s*&\s*(?=[A-Z])")
 _YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)")
+# Numbers PDF extraction or a house style glued to words: a journal to its volume
+# ("Letters19", "JHEP0908"), a year to a "V" volume ("1991V349"). A single letter glued to a
+# number stays: it is a series or a page letter ("B91", "L12", "A16").
+_GLUED_NUMBER = re.compile(r"(?<=[A-Za-z]{2})(?=\d)|(?<=\d)[Vv](?=\d)")
+# A venue may hold parenthesised words ("Nucl. Phys. (Proc. Suppl.)", "Ann. Phys. (N.Y.)").
+_VENUE_PART = r"(?:[^\d(]|\([^\d()]*\))"
 # venue, an optional series letter glued to the volume ("B393"), volume, optional "(year)",
 # first page (optionally a letter, "L155"); what the arXiv journal-ref field holds.
 _JOURNAL_REF = re.compile(
-    r"^\s*(?P<venue>[^\d(]*?[A-Za-z.][^\d(]*?)\s*(?P<volume>\d{1,5})\s*"
+    rf"^\s*(?P<venue>{_VENUE_PART}*?[A-Za-z.]{_VENUE_PART}*?)\s*(?P<volume>\d{{1,5}})\s*"
     r"(?:\(\s*(?P<year>(?:1[89]|20)\d\d)\s*\))?\s*(?:[,:]\s*)?(?:no\.\s*\d+\s*,?\s*)?"
     r"(?:pp?\.\s*)?(?P<page>[A-Za-z]?\d{1,7})\b"
 )
@@ -48,6 +64,8 @@ def word_key(word: str) -> str:
     """Return the LTWA abbreviation of one word, lower case, letters and digits only ("" = drop)."""
     folded = unidecode(word)
     lower = folded.lower()
+    if "&" in folded:
+        return re.sub(r"[^a-z0-9]", "", lower)  # "A&AS": an acronym, never abbreviated
     if len(folded) == 1 and folded.isupper():
         return lower  # a series letter ("Phys. Rev. A"), not the article "a"
     if lower in _stopwords() or not folded:
@@ -61,17 +79,98 @@ def word_key(word: str) -> str:
     return re.sub(r"[^a-z0-9]", "", abbreviated.lower()) or lower
 
 
-def venue_key(name: str) -> str:
-    """Return the journal key of a journal name or abbreviation ("" when there is none).
+def _kb_name(name: str) -> str:
+    """Return a journal name as INSPIRE's list writes its forms ("A&A SUPPL SER", "PHYS REV D")."""
+    text = _AMPERSAND.sub("&", unidecode(name).upper())
+    return " ".join(re.sub(r"[^A-Z0-9&]+", " ", text).split())
 
-    A one-word name is kept whole, as ISO 4 does ("Europace", "Nature", "Blood").
-    """
-    tokens = [w for w in _TOKEN.findall(name or "") if not w.isdigit()]
+
+@cache
+def _inspire() -> tuple[dict[str, str], dict[str, frozenset[str]]]:
+    """Return INSPIRE's short title of each written form, and the written forms of each key."""
+    path = importlib.metadata.distribution("refextract").locate_file(_INSPIRE_KB)
+    short_of: dict[str, str] = {}
+    forms: dict[str, set[str]] = {}
+    for line in open(str(path), encoding="utf-8"):
+        written, _, short = line.strip().partition("---")
+        if not short:
+            continue
+        short_of.setdefault(_kb_name(written), short.strip())
+        short_of.setdefault(_kb_name(short), short.strip())
+    for written, short in short_of.items():
+        forms.setdefault(_plain_key(short), set()).add(_plain_key(written))
+    return short_of, {key: frozenset(keys) for key, keys in forms.items()}
+
+
+def _plain_key(name: str) -> str:
+    tokens = [w for w in _TOKEN.findall(_AMPERSAND.sub("&", name or "")) if not w.isdigit()]
     words = [word_key(w) for w in tokens]
     if sum(1 for w in words if w) == 1 and len(tokens) == 1:
         return unidecode(tokens[0]).lower()[:128]
-    key = "".join(w for w in words if w)[:128]
-    return _ALIASES.get(key, key)
+    return "".join(w for w in words if w)[:128]
+
+
+@lru_cache(maxsize=50_000)
+def venue_key(name: str) -> str:
+    """Return the journal key of a journal name or abbreviation ("" when there is none).
+
+    A one-word name is kept whole, as ISO 4 does ("Europace", "Nature", "Blood"). A name that
+    INSPIRE's journal list knows is keyed by its short title there ("A&AS" = "Astron.
+    Astrophys. Suppl. Ser.", "PRL" = "Phys. Rev. Lett.").
+    """
+    written = _kb_name(name or "")
+    short_of = _inspire()[0]
+    short = short_of.get(written) or short_of.get(written.replace("&", ""))
+    return _plain_key(short or name)
+
+
+def written_forms(key: str) -> frozenset[str]:
+    """Return the keys of every form INSPIRE's list writes the journal of `key` in."""
+    return _inspire()[1].get(key, frozenset())
+
+
+def unglue_numbers(raw: str) -> str:
+    """Return the string with volumes split from the words glued to them ("JHEP0908")."""
+    return _GLUED_NUMBER.sub(" ", raw)
+
+
+_NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)(?![0-9])")
+_RANGE_END = re.compile(r"\d\s*[-–—]\s*[A-Za-z]?$")
+_MONTH_VOLUME = re.compile(r"^(0?[1-9]|1[0-2])$")
+_CENTURY_YEAR = re.compile(r"^(?:19|20)(\d\d)$")
+_PAIR_WINDOW = 3  # a first page is at most this many numbers after its volume ("393 (1993) 377")
+
+
+def locator_pairs(raw: str, *, unglued: bool = False) -> list[tuple[str, str]]:
+    """Return the (volume, first page) pairs the string's numbers could be.
+
+    A series letter glued to a volume ("Phys. Rev. D60", "Nucl.Phys.B407") belongs to the
+    journal, so a lettered number is read as a volume by its digits; as a page it keeps its
+    letter ("A&A 571, A16"). The end of a page range ("25:25-45") is never a first page. A
+    month volume before a year ("JHEP 01 (2017) 110") is also read as the year-month volume
+    INSPIRE and arXiv give those journals ("1701"). unglued: the string is already
+    unglue_numbers' output.
+    """
+    raw = raw if unglued else unglue_numbers(raw)
+    numbers = []
+    for m in _NUMBER.finditer(raw):
+        value = page_key(m.group(1))
+        if value and len(value) <= 8:
+            last = _RANGE_END.search(raw, max(0, m.start() - 6), m.start()) is not None
+            numbers.append((value, value.lstrip("abcdefghijklmnopqrstuvwxyz"), last))
+    pairs: list[tuple[str, str]] = []
+    for i, (_, volume, _) in enumerate(numbers):
+        if not volume:
+            continue
+        after = numbers[i + 1 : i + 1 + _PAIR_WINDOW]
+        volumes = [volume]
+        if _MONTH_VOLUME.match(volume):
+            year = next((y for y in (_CENTURY_YEAR.match(n) for n, _, _ in after) if y), None)
+            volumes += [f"{year.group(1)}{int(volume):02d}".lstrip("0")] if year else []
+        for page, _, last in after:
+            if not last:
+                pairs.extend((v, page) for v in volumes)
+    return pairs
 
 
 def page_key(page: str) -> str:
@@ -118,10 +217,11 @@ class VenueText:
 
     def __init__(self, raw: str) -> None:
         self.glued = ""
-        self.words = {unidecode(w).lower() for w in _TOKEN.findall(raw)}
+        tokens = _TOKEN.findall(_AMPERSAND.sub("&", raw) if "&" in raw else raw)
+        self.words = {unidecode(w).lower() for w in tokens}
         self.starts: set[int] = set()
         self.ends: set[int] = set()
-        for word in _TOKEN.findall(raw):
+        for word in tokens:
             if word.isdigit():
                 continue
             key = word_key(word)
@@ -137,7 +237,9 @@ class VenueText:
             return False
         if key in self.words:
             return True
-        return any(self._glued(k) for k in (key, *_LONG_FORMS.get(key, ())))
+        return self._glued(key) or any(
+            k in self.words or (len(k) >= _MIN_GLUED and self._glued(k)) for k in written_forms(key)
+        )
 
     def _glued(self, key: str) -> bool:
         start = self.glued.find(key)

@@ -82,6 +82,10 @@ def test_malformed_identifiers_say_why(text: str, reason: str) -> None:
         ("doi:10.1126/science.1193063.PMID:20847271.", ["10.1126/science.1193063"]),
         ("doi:10.1039/c9ee00453j(2019).", ["10.1039/c9ee00453j"]),
         ("doi:10.1007/JHEP11(2013)158.", ["10.1007/jhep11(2013)158"]),
+        # A list label glued after the DOI's stop; a DOI ending in a parenthesised letter stays.
+        ("doi: 10. 5194/npg-21-379-2014.(a) 2012", ["10.5194/npg-21-379-2014"]),
+        ("doi:10.1000/abc.(iv)", ["10.1000/abc"]),
+        ("doi:10.1000/xyz(b)", ["10.1000/xyz(b)"]),
         (
             "https://doi.org/10.16368/j.issn.1674-8999.2002.01.016.",
             ["10.16368/j.issn.1674-8999.2002.01.016"],

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from curation.resolution.importers import store_crossref_works
 from curation.resolution.models import CrossrefWork, PaperLocator
 from curation.resolution.resolver import resolve_raw
-from curation.resolution.venues import Locator, parse_journal_ref, venue_key
+from curation.resolution.venues import Locator, locator_pairs, parse_journal_ref, venue_key
 from tests.resolution.snapshot import snapshot_line
 
 
@@ -24,6 +24,15 @@ from tests.resolution.snapshot import snapshot_line
         ("J Shoulder Elbow Surg", "Journal of Shoulder and Elbow Surgery"),
         ("Adv. Theor. Math. Phys.", "Advances in Theoretical and Mathematical Physics"),
         ("JHEP", "Journal of High Energy Physics"),
+        # Physics custom the LTWA cannot derive, from INSPIRE's journal list (refextract's KB).
+        ("A&AS", "Astron. Astrophys. Suppl. Ser."),
+        ("A & A", "Astronomy and Astrophysics"),
+        ("ApJ", "Astrophys. J."),
+        ("MNRAS", "Monthly Notices of the Royal Astronomical Society"),
+        ("PRL", "Physical Review Letters"),
+        ("JCAP", "Journal of Cosmology and Astroparticle Physics"),
+        ("Nucl. Phys. (Proc. Suppl.)", "Nucl. Phys. B Proc. Suppl."),
+        ("AJ", "Astron. J."),
     ],
 )
 def test_journal_abbreviations_share_one_key(written: str, full: str) -> None:
@@ -41,6 +50,16 @@ def test_series_letters_keep_journals_apart() -> None:
         ("Nucl.Phys. B393 (1993) 377-400", Locator("nuclphysb", "393", "377", 1993)),
         ("Adv.Theor.Math.Phys.2:231-252,1998", Locator("advtheormathphys", "2", "231", 1998)),
         ("Astrophys.J.606:L155-L158,2004", Locator("astrophysj", "606", "l155", 2004)),
+        ("A&AS15:417,1974", Locator(venue_key("A&AS"), "15", "417", 1974)),
+        (
+            "Nucl. Phys. (Proc. Suppl.) 48 (1996) 83",
+            Locator(venue_key("Nucl. Phys. B Proc. Suppl."), "48", "83", 1996),
+        ),
+        (
+            "Ann. Phys. (N.Y.)297:27,2002",
+            Locator(venue_key("Ann. Phys. (N.Y.)"), "297", "27", 2002),
+        ),
+        ("JHEP0908:008,2009", Locator(venue_key("JHEP"), "908", "8", 2009)),
         ("Submitted to Nature", None),
     ],
 )
@@ -58,10 +77,42 @@ def physics(tmp_path) -> None:  # type: ignore[no-untyped-def]
                       journal_ref="Phys. Rev. D 65, 094517 (2002)"),
         snapshot_line("hep-th/9711200", "The large N limit", "Juan Maldacena", 1997,
                       journal_ref="Adv.Theor.Math.Phys.2:231-252,1998"),
+        snapshot_line("astro-ph/0001001", "Radio maps", "Ann Hogbom", 1974,
+                      journal_ref="Astron. Astrophys. Suppl. Ser. 15 (1974) 417"),
+        snapshot_line("0905.0639", "Lattice chemical potential", "Vicente Azcoiti", 2009,
+                      journal_ref="JHEP 0908:008,2009"),
+        snapshot_line("1612.01551", "Jet topics", "Patrick Komiske", 2017,
+                      journal_ref="JHEP 1701 (2017) 110"),
+        snapshot_line("0801.0001", "Detector paper", "Kai Aamodt", 2008,
+                      journal_ref="J. Instrum. 3:S08002,2008"),
+        snapshot_line("astro-ph/9101001", "Ocean gases", "Ray Weiss", 1991,
+                      journal_ref="Nature 349 (1991) 665"),
+        snapshot_line("astro-ph/9101002", "Ocean gases two", "Ray Weiss", 1991,
+                      journal_ref="Nature 349 (1991) 668"),
     ]  # fmt: skip
     path.write_text("\n".join(lines) + "\n")
     call_command("import_arxiv_snapshot", str(path), "--no-requeue", stdout=io.StringIO(),
                  verbosity=0)  # fmt: skip
+
+
+def test_journals_sharing_a_custom_form_stay_apart() -> None:
+    keys = {venue_key(n) for n in ("A&A", "A&AS", "ApJ", "ApJS", "ApJL", "Sov. Phys. JETP", "JETP")}
+    assert len(keys) == 7
+
+
+@pytest.mark.parametrize(
+    ("raw", "pairs"),
+    [
+        ("Nature, 1991V349 665", {("349", "665")}),  # a year glued to a "V" volume
+        ("JHEP0908 ( 2009) 008", {("908", "8")}),  # a journal glued to its volume
+        ("Applied MathematicsLetters19 ,1083 ( 2006 )", {("19", "1083")}),
+        ("JHEP01 ,110 ( 2017)", {("1", "110"), ("1701", "110")}),  # month volume + year
+        ("Phys. Rev. D60 094516", {("60", "94516")}),  # a series letter stays with its volume
+        ("A&A 571, A16", {("571", "a16")}),  # a page letter stays with its page
+    ],
+)
+def test_locator_pairs_read_glued_and_month_volumes(raw: str, pairs: set[tuple[str, str]]) -> None:
+    assert pairs <= set(locator_pairs(raw))
 
 
 @pytest.mark.django_db
@@ -82,6 +133,14 @@ def test_import_stores_the_locators(physics: None) -> None:
         ("Phys. Rev. D 66, 094516 (2002)", "parse_uncertain", None),  # another volume
         ("Phys. Rev. B 65, 094516 (2002)", "parse_uncertain", None),  # another journal
         ("Phys. Rev. D 65, 094516 (1975)", "parse_uncertain", None),  # the year says otherwise
+        # Physics house styles (issue 13): custom journal forms, glued and month volumes.
+        ("Högbom, J. A. 1974, A&AS, 15, 417", "verified_exact", "astro-ph/0001001"),
+        ("Hogbom, J. A. 1974, A & AS, 15, 418", "parse_uncertain", None),  # another page
+        ("G. DiCarlo , JHEP0908 ( 2009) 008[", "verified_exact", "0905.0639"),
+        ("M. D. Schwartz, JHEP01 ,110 ( 2017)", "verified_exact", "1612.01551"),
+        ("M. D. Schwartz, JHEP02 ,110 ( 2017)", "parse_uncertain", None),  # another month
+        ("ALICE Collaboration, J. Instrum. 3 (08) (2008) S08002.", "verified_exact", "0801.0001"),
+        ("Weiss R.F., Nature, 1991V349 665 .", "verified_exact", "astro-ph/9101001"),
     ],
 )  # fmt: skip
 def test_journal_citations_link_by_locator(
@@ -158,3 +217,28 @@ def test_a_broken_identifier_gives_way_to_a_verified_title(works: None) -> None:
         "J Biol Chem. 2005;280:5892-901. doi:10.1145"
     )
     assert (verdict.status, verdict.doi) == ("verified_exact", "10.1000/yang.1")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("raw", "status", "validated"),
+    [
+        # The parse agrees with the DOI's record: decided without the whole-string check.
+        ("Yang F. Curcumin inhibits formation of amyloid beta oligomers and fibrils. "
+         "J Biol Chem 2005. doi:10.1000/yang.1", "verified_exact", False),
+        # The parse disagrees (another title): the whole string is checked and contradicts.
+        ("Yang F. Lattice chromodynamics at finite density and temperature. "
+         "J Biol Chem 2005. doi:10.1000/yang.1", "metadata_mismatch", True),
+        # The year the parse read contradicts: the whole string is checked and agrees with it.
+        ("Yang F. Curcumin inhibits formation of amyloid beta oligomers and fibrils. 1990. "
+         "doi:10.1000/yang.1", "metadata_mismatch", True),
+    ],
+)  # fmt: skip
+def test_a_resolving_identifier_is_checked_against_the_string_only_when_the_parse_disagrees(
+    works: None, raw: str, status: str, validated: bool
+) -> None:
+    _, verdict = resolve_raw(raw)
+    assert verdict.status == status, verdict.evidence
+    assert verdict.evidence["step"] == "identifier"
+    # Whole-string validation evidence says where the title was found; the parse's does not.
+    assert ("title_found_at" in verdict.evidence["candidates"][0]) is validated
