@@ -14,11 +14,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from curation.arxiv_ids import looks_like_arxiv_id
 from curation.models import Observation, Paper
 from curation.record.http import record_response
 from curation.record.middleware import anonymous_and_allowed, throttled_already
 from curation.record.schema import RECORD_SCHEMA
+from curation.references.identifiers import looks_like_arxiv_id
 
 from ..caching import SCHEMA
 from ..filters import RecordChangeFilter

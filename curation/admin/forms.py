@@ -7,11 +7,9 @@ from typing import Any
 
 from django import forms
 
-from curation.arxiv_ids import looks_like_arxiv_id
+from curation.references.identifiers import canonical_doi, looks_like_arxiv_id
 from curation.states import VERIFIED_STATUSES, ResolutionStatus
 
-_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
-_DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "http://dx.doi.org/", "doi:")
 _ARXIV_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:")
 
 
@@ -62,11 +60,9 @@ def parse_identifier(value: str) -> tuple[str, str]:
     """Return ("arxiv", id) or ("doi", doi) for what a curator typed, or raise ValidationError."""
     text = value.strip()
     lowered = text.lower()
-    for prefix in _DOI_PREFIXES:
-        if lowered.startswith(prefix):
-            text, lowered = text[len(prefix) :].strip(), lowered[len(prefix) :].strip()
-    if _DOI.match(lowered):
-        return "doi", lowered
+    doi = canonical_doi(text)
+    if doi is not None:
+        return "doi", doi
     for prefix in _ARXIV_PREFIXES:
         if lowered.startswith(prefix):
             text = text[len(prefix) :].strip()

@@ -10,12 +10,10 @@ from urllib.parse import quote
 from curation.notices.events import (
     EventType,
     ReportedEvent,
-    arxiv_id_from_doi,
-    canonical_doi,
     event_type_from_crossref,
-    is_arxiv_doi,
     severity_rank,
 )
+from curation.references.identifiers import arxiv_id_from_doi, canonical_doi, is_arxiv_doi
 
 Json = Mapping[str, Any]
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 from typing import Any, Final, Literal
-from urllib.parse import unquote
 
 Source = Literal["crossref", "retraction_watch", "arxiv"]
 SOURCES: Final[frozenset[str]] = frozenset({"crossref", "retraction_watch", "arxiv"})
@@ -98,41 +97,6 @@ def event_type_from_crossref(update_type: str | None) -> EventType:
 def event_type_from_retraction_watch(nature: str | None) -> EventType:
     """Map a Retraction Watch `RetractionNature` value to an EventType."""
     return _lookup(_RETRACTION_WATCH_NATURES, nature)
-
-
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*|doi\s+)", re.IGNORECASE)
-_DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
-_TRAILING_PUNCTUATION = ".,;:"
-_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.", re.IGNORECASE)
-
-
-def canonical_doi(value: str | None) -> str | None:
-    """Return the DOI in canonical form (bare, URL-decoded, lower-case), or None."""
-    if value is None:
-        return None
-    doi = unquote(_DOI_PREFIX.sub("", value.strip())).strip().lower()
-    # Trailing punctuation comes from the sentence around a DOI, never from the
-    # DOI; inner commas and semicolons (SICI DOIs) are part of it and stay.
-    while doi:
-        if doi[-1] in _TRAILING_PUNCTUATION:
-            doi = doi[:-1]
-        elif doi[-1] == ")" and doi.count("(") < doi.count(")"):
-            doi = doi[:-1]
-        else:
-            break
-    return doi if _DOI_SHAPE.match(doi) else None
-
-
-def is_arxiv_doi(doi: str | None) -> bool:
-    """Return whether a DOI is one DataCite minted for an arXiv paper (10.48550/arXiv.*)."""
-    return doi is not None and _ARXIV_DOI.match(doi) is not None
-
-
-def arxiv_id_from_doi(doi: str | None) -> str | None:
-    """Return the arXiv id inside an arXiv DOI (`10.48550/arXiv.2412.14374`), or None."""
-    if doi is None or not is_arxiv_doi(doi):
-        return None
-    return doi[len("10.48550/arxiv.") :]
 
 
 @dataclass(frozen=True, slots=True)

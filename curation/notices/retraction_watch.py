@@ -15,11 +15,10 @@ from typing import IO, Final, Generic, Protocol, TypeVar
 from curation.notices.events import (
     EventType,
     ReportedEvent,
-    arxiv_id_from_doi,
-    canonical_doi,
     event_type_from_retraction_watch,
     severity_rank,
 )
+from curation.references.identifiers import arxiv_id_from_doi, canonical_doi
 
 COLUMNS: Final[tuple[str, ...]] = (
     "Record ID",

@@ -9,9 +9,14 @@ from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.db.models.functions import Lower
 
 from curation.models import CitedWork, Observation, Paper
+from curation.references.identifiers import (
+    arxiv_doi,
+    arxiv_id_from_doi,
+    canonical_doi,
+)
 
 from .crossref_updates import crossref_query_doi
-from .events import EventType, arxiv_id_from_doi, canonical_doi, is_arxiv_doi
+from .events import EventType
 from .models import NoticeReview, RetractionWatchImport, ReviewStatus
 
 # The events that make staff drop what they are doing: these notify and are counted on the
@@ -41,7 +46,7 @@ def work_keys(work: CitedWork) -> WorkKeys:
     published = canonical_doi(paper.doi) if paper is not None else None
     dois = {d for d in (own_doi, published) if d}
     if arxiv_id:
-        dois.add(f"10.48550/arxiv.{arxiv_id.lower()}")
+        dois.add(arxiv_doi(arxiv_id))
     return WorkKeys(
         crossref_doi=crossref_query_doi(own_doi, published),
         dois=frozenset(dois),
@@ -98,7 +103,7 @@ def cited_works_for_dois(dois: set[str]) -> set[int]:
     wanted = sorted(dois)
     for start in range(0, len(wanted), _CHUNK):
         chunk = wanted[start : start + _CHUNK]
-        arxiv_ids = [d[len("10.48550/arxiv.") :] for d in chunk if is_arxiv_doi(d)]
+        arxiv_ids = [a for d in chunk if (a := arxiv_id_from_doi(d))]
         # Paper.doi keeps the catalogue's case; CitedWork.doi is stored lower-cased.
         published = Paper.objects.annotate(doi_lower=Lower("doi")).filter(doi_lower__in=chunk)
         matches = cited_works().filter(

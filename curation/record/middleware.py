@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from ..arxiv_ids import looks_like_arxiv_id
+from ..references.identifiers import looks_like_arxiv_id
 from .cache import cached_digest
 from .http import JSON_ETAG_SUFFIX, PAGE_ETAG_SUFFIX, not_modified, remember_version
 from .selectors import record_version

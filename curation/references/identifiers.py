@@ -177,10 +177,60 @@ def _clean_doi(raw: str) -> str:
 
 
 def _strip_trailing(doi: str) -> str:
-    # Trailing punctuation belongs to the sentence, except a ")" that closes a "(" in the DOI.
-    while doi and (doi[-1] in _TRAILING or (doi[-1] in ")]" and doi.count("(") < doi.count(")"))):
+    # Trailing punctuation belongs to the sentence, except a ")" or "]" that closes a "(" or "["
+    # inside the DOI (SICI DOIs hold brackets).
+    while doi and (
+        doi[-1] in _TRAILING
+        or (doi[-1] == ")" and doi.count("(") < doi.count(")"))
+        or (doi[-1] == "]" and doi.count("[") < doi.count("]"))
+    ):
         doi = doi[:-1]
     return doi
+
+
+# --- identifiers given as values (Crossref, Retraction Watch, URLs, what a curator types) ------
+
+ARXIV_DOI_PREFIX = "10.48550/arxiv."  # DataCite's DOIs for arXiv papers, lower-cased
+_DOI_VALUE_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*|doi\s+)", re.IGNORECASE)
+_DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
+_ARXIV_NEW_SHAPE = re.compile(r"^\d{2}(0[1-9]|1[0-2])\.\d{4,5}(v\d+)?$")
+_ARXIV_OLD_SHAPE = re.compile(
+    r"^[a-z][a-z\-]*(\.[A-Za-z\-]{2,})?/\d{2}(0[1-9]|1[0-2])\d{3}(v\d+)?$"
+)
+
+
+def canonical_doi(value: str | None) -> str | None:
+    """Return a DOI given as a value in canonical form (bare, URL-decoded, lower-case), or None.
+
+    The same trailing-punctuation rule as DOIs found in reference text: what ends a sentence is
+    not the DOI's; inner commas and semicolons (SICI DOIs) are part of it and stay.
+    """
+    if value is None:
+        return None
+    doi = _strip_trailing(unquote(_DOI_VALUE_PREFIX.sub("", value.strip())).strip().lower())
+    return doi if _DOI_SHAPE.match(doi) else None
+
+
+def is_arxiv_doi(doi: str | None) -> bool:
+    """Return whether a DOI is one DataCite minted for an arXiv paper (10.48550/arXiv.*)."""
+    return doi is not None and doi.lower().startswith(ARXIV_DOI_PREFIX)
+
+
+def arxiv_id_from_doi(doi: str | None) -> str | None:
+    """Return the arXiv id inside an arXiv DOI (`10.48550/arXiv.2412.14374`), or None."""
+    if doi is None or not is_arxiv_doi(doi):
+        return None
+    return doi[len(ARXIV_DOI_PREFIX) :]
+
+
+def arxiv_doi(arxiv_id: str) -> str:
+    """Return the DOI DataCite minted for an arXiv paper, lower-cased as citerec stores DOIs."""
+    return f"{ARXIV_DOI_PREFIX}{arxiv_id.lower()}"
+
+
+def looks_like_arxiv_id(value: str) -> bool:
+    """Return whether value has the shape of a new-style or old-style arXiv id (URLs, forms)."""
+    return bool(_ARXIV_NEW_SHAPE.match(value) or _ARXIV_OLD_SHAPE.match(value))
 
 
 def normalize_url(raw: str) -> str:

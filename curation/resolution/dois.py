@@ -11,15 +11,14 @@ from __future__ import annotations
 from django.conf import settings
 
 from curation.models import Paper
+from curation.references.identifiers import arxiv_id_from_doi, canonical_doi
 from curation.resolution import catalogue
-from curation.resolution.resolver import ARXIV_DOI_PREFIX
 
 
 def doi_check(doi: str) -> tuple[bool, str]:
     """Return whether the DOI is known (catalogues, then Crossref when online) and how."""
-    doi = doi.strip().lower()
-    if doi.startswith(ARXIV_DOI_PREFIX):
-        arxiv_id = doi[len(ARXIV_DOI_PREFIX) :]
+    doi = canonical_doi(doi) or doi.strip().lower()
+    if arxiv_id := arxiv_id_from_doi(doi):
         known = Paper.objects.filter(arxiv_id__iexact=arxiv_id).exists()
         return known, "arXiv DOI of a known paper" if known else "arXiv DOI of an unknown paper"
     if catalogue.works_by_doi([doi]):

@@ -11,6 +11,7 @@ from django.conf import settings
 
 from curation.crossref import CrossrefError, get_client
 from curation.references import Malformed, ParsedReference, extract_identifiers, parse_reference
+from curation.references.identifiers import ARXIV_DOI_PREFIX
 from curation.references.quality import title_problem
 from curation.resolution import catalogue, matching
 from curation.resolution.catalogue import Candidate, TitleSearch
@@ -30,7 +31,6 @@ from curation.states import ResolutionStatus, ResolverSource
 log = logging.getLogger(__name__)
 
 RESOLVER_VERSION = "resolver-2.0"
-ARXIV_DOI_PREFIX = "10.48550/arxiv."
 _S = ResolutionStatus
 
 

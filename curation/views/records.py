@@ -13,10 +13,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from ..arxiv_ids import looks_like_arxiv_id
 from ..record.cache import RecordBytes
 from ..record.http import JSON, PAGE_ETAG_SUFFIX, Representation, record_response
 from ..record.timestamps import for_people, text_for_people
+from ..references.identifiers import looks_like_arxiv_id
 from ..states import ResolutionStatus
 
 

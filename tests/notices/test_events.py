@@ -10,11 +10,8 @@ from curation.notices.events import (
     SEVERITY_ORDER,
     EventType,
     ReportedEvent,
-    arxiv_id_from_doi,
-    canonical_doi,
     event_type_from_crossref,
     event_type_from_retraction_watch,
-    is_arxiv_doi,
     most_severe,
     severity_rank,
     sorted_v1,
@@ -69,58 +66,6 @@ def test_event_type_from_crossref(crossref_type: str | None, expected: EventType
 )
 def test_event_type_from_retraction_watch(nature: str | None, expected: EventType) -> None:
     assert event_type_from_retraction_watch(nature) is expected
-
-
-@pytest.mark.parametrize(
-    ("raw", "expected"),
-    [
-        ("10.1016/j.micpro.2020.103053", "10.1016/j.micpro.2020.103053"),
-        ("10.2147/IJN.S97476", "10.2147/ijn.s97476"),
-        ("https://doi.org/10.2147/IJN.S97476", "10.2147/ijn.s97476"),
-        ("http://dx.doi.org/10.2147/IJN.S97476", "10.2147/ijn.s97476"),
-        ("doi:10.2147/IJN.S97476", "10.2147/ijn.s97476"),
-        ("DOI: 10.2147/IJN.S97476.", "10.2147/ijn.s97476"),
-        ("  10.1155/2021/6907871;  ", "10.1155/2021/6907871"),
-        (
-            "10.1002/1096-9098(200007)74:3%3C201::AID-JSO8%3E3.0.CO;2-5",
-            "10.1002/1096-9098(200007)74:3<201::aid-jso8>3.0.co;2-5",
-        ),
-        (
-            "10.1002/(SICI)1097-0258(19980430)17:8<857::AID-SIM777>3.0.CO,2-E",
-            "10.1002/(sici)1097-0258(19980430)17:8<857::aid-sim777>3.0.co,2-e",
-        ),
-        ("(see 10.1016/s0140-6736(20)30183-5)", None),
-        ("10.1016/s0140-6736(20)30183-5)", "10.1016/s0140-6736(20)30183-5"),
-        ("10.48550/arXiv.2412.14374", "10.48550/arxiv.2412.14374"),
-        ("unavailable", None),
-        ("", None),
-        (None, None),
-        ("10.1000", None),
-        ("10.1000/has space", None),
-    ],
-)
-def test_canonical_doi(raw: str | None, expected: str | None) -> None:
-    assert canonical_doi(raw) == expected
-
-
-def test_canonical_doi_upper_and_lower_case_compare_equal() -> None:
-    assert canonical_doi("10.1016/J.MICPRO.2020.103053") == canonical_doi(
-        "10.1016/j.micpro.2020.103053"
-    )
-
-
-@pytest.mark.parametrize(
-    ("doi", "arxiv_id"),
-    [
-        ("10.48550/arxiv.2412.14374", "2412.14374"),
-        ("10.48550/arXiv.hep-th/9711200", "hep-th/9711200"),
-        ("10.1023/a:1026654312961", None),
-        (None, None),
-    ],
-)
-def test_arxiv_doi(doi: str | None, arxiv_id: str | None) -> None:
-    assert is_arxiv_doi(doi) is (arxiv_id is not None)
-    assert arxiv_id_from_doi(doi) == arxiv_id
 
 
 def test_severity_order_covers_every_type_most_severe_first() -> None:

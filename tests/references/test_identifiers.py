@@ -1,6 +1,13 @@
 import pytest
 
 from curation.references import extract_identifiers, normalize_url, parse_arxiv, repair_reference
+from curation.references.identifiers import (
+    arxiv_doi,
+    arxiv_id_from_doi,
+    canonical_doi,
+    is_arxiv_doi,
+    looks_like_arxiv_id,
+)
 
 
 @pytest.mark.parametrize(
@@ -159,3 +166,94 @@ def test_normalize_url(raw: str, expected: str) -> None:
 def test_parse_arxiv(text: str, expected: str | None) -> None:
     parsed = parse_arxiv(text)
     assert (str(parsed) if parsed else None) == expected
+
+
+# --- identifiers given as values (Crossref, Retraction Watch, forms, URLs) -----------
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("10.1016/j.micpro.2020.103053", "10.1016/j.micpro.2020.103053"),
+        ("10.2147/IJN.S97476", "10.2147/ijn.s97476"),
+        ("https://doi.org/10.2147/IJN.S97476", "10.2147/ijn.s97476"),
+        ("http://dx.doi.org/10.2147/IJN.S97476", "10.2147/ijn.s97476"),
+        ("doi:10.2147/IJN.S97476", "10.2147/ijn.s97476"),
+        ("DOI: 10.2147/IJN.S97476.", "10.2147/ijn.s97476"),
+        ("  10.1155/2021/6907871;  ", "10.1155/2021/6907871"),
+        (
+            "10.1002/1096-9098(200007)74:3%3C201::AID-JSO8%3E3.0.CO;2-5",
+            "10.1002/1096-9098(200007)74:3<201::aid-jso8>3.0.co;2-5",
+        ),
+        (
+            "10.1002/(SICI)1097-0258(19980430)17:8<857::AID-SIM777>3.0.CO,2-E",
+            "10.1002/(sici)1097-0258(19980430)17:8<857::aid-sim777>3.0.co,2-e",
+        ),
+        ("(see 10.1016/s0140-6736(20)30183-5)", None),
+        ("10.1016/s0140-6736(20)30183-5)", "10.1016/s0140-6736(20)30183-5"),
+        ("10.48550/arXiv.2412.14374", "10.48550/arxiv.2412.14374"),
+        ("unavailable", None),
+        ("", None),
+        (None, None),
+        ("10.1000", None),
+        ("10.1000/has space", None),
+    ],
+)
+def test_canonical_doi(raw: str | None, expected: str | None) -> None:
+    assert canonical_doi(raw) == expected
+
+
+def test_canonical_doi_upper_and_lower_case_compare_equal() -> None:
+    assert canonical_doi("10.1016/J.MICPRO.2020.103053") == canonical_doi(
+        "10.1016/j.micpro.2020.103053"
+    )
+
+
+@pytest.mark.parametrize(
+    ("doi", "arxiv_id"),
+    [
+        ("10.48550/arxiv.2412.14374", "2412.14374"),
+        ("10.48550/arXiv.hep-th/9711200", "hep-th/9711200"),
+        ("10.1023/a:1026654312961", None),
+        (None, None),
+    ],
+)
+def test_arxiv_doi(doi: str | None, arxiv_id: str | None) -> None:
+    assert is_arxiv_doi(doi) is (arxiv_id is not None)
+    assert arxiv_id_from_doi(doi) == arxiv_id
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["10.1103/PhysRevD.65.094516]", "10.1103/PhysRevD.65.094516.", "10.1103/PhysRevD.65.094516),"],
+)
+def test_a_doi_in_text_and_as_a_value_end_alike(token: str) -> None:
+    """One trailing-punctuation rule: an unmatched ']' or ')' or a final stop is never the DOI's."""
+    (found,) = extract_identifiers(f"J. Doe, Phys. Rev. D, {token} more").dois
+    assert found.value == canonical_doi(token) == "10.1103/physrevd.65.094516"
+
+
+def test_a_bracket_the_doi_opens_stays() -> None:
+    assert canonical_doi("10.1000/abc[1]") == "10.1000/abc[1]"
+
+
+@pytest.mark.parametrize(
+    ("value", "shaped"),
+    [
+        ("2412.14374", True),
+        ("2412.14374v2", True),
+        ("hep-th/9711200", True),
+        ("math.AG/0309136", True),
+        ("2413.14374", False),  # month 13
+        ("2412.143", False),
+        ("hep-th/971120", False),
+        ("../../etc/passwd", False),
+    ],
+)
+def test_looks_like_arxiv_id(value: str, shaped: bool) -> None:
+    assert looks_like_arxiv_id(value) is shaped
+
+
+def test_arxiv_doi_of_an_id_is_what_arxiv_id_from_doi_reads_back() -> None:
+    assert arxiv_doi("2412.14374") == "10.48550/arxiv.2412.14374"
+    assert arxiv_id_from_doi(arxiv_doi("hep-th/9711200")) == "hep-th/9711200"

@@ -10,9 +10,9 @@ from tqdm import tqdm
 
 from curation.audit import Actor
 from curation.models import CitedWork
-from curation.notices.events import canonical_doi
 from curation.notices.selectors import cited_works
 from curation.notices.services import ALL_SOURCES, refresh
+from curation.references.identifiers import canonical_doi
 
 
 def find_work(ref: str) -> CitedWork:
