@@ -18,6 +18,7 @@ _STOP = frozenset(
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 # "... , June 2022", "..., 2014", "(2019)": dates that other systems leave at a title's end.
 _DATE_TAIL = re.compile(rf"\s*[,.]?\s*\(?(?:{_MONTH}\s+)?(?:1[6-9]|20)\d\d\)?\s*[.,]?\s*$", re.I)
+_NEAR_WORDS = 2  # the rarest two words of an exactly matched title find its siblings
 _MAX_QUERY_TOKENS = 4  # the rarest four: fewer posting lists to read, one typo tolerated
 
 
@@ -66,3 +67,20 @@ def tsquery(norm: str, frequencies: Mapping[str, int] | None = None) -> str | No
     need = max(1, -(-len(tokens) * 3 // 5))  # ceil(0.6 n): 1→1, 2→2, 3→2, 4→3
     groups = [" & ".join(group) for group in combinations(tokens, need)]
     return " | ".join(f"({g})" for g in groups)
+
+
+def near_tsquery(norm: str, frequencies: Mapping[str, int] | None = None) -> str | None:
+    """Return a to_tsquery expression needing the title's two rarest catalogue words.
+
+    The search beside an exact match, for the records that can still tie with or outrank it:
+    every title holding all of this one's words holds these two (the longer title a cut parse
+    stands for, "Erratum: ...", "... II", another word order). The GIN index reads every
+    queried word's whole posting list (a common word's is dozens of pages at 3 million titles,
+    a rare one's one or two), and "k of n" must also walk the union of them all, so two
+    required rare words are the cheapest query that still finds those. Words no catalogue
+    title holds are left out: they could only make it find nothing.
+    """
+    tokens = [t for t in content_tokens(norm, frequencies) if re.fullmatch(r"[a-z0-9]+", t)]
+    if frequencies:
+        tokens = [t for t in tokens if frequencies.get(t, 0) > 0] or tokens
+    return " & ".join(tokens[:_NEAR_WORDS]) or None
