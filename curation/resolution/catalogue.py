@@ -1,8 +1,8 @@
 """Candidate retrieval from the local catalogues (arXiv papers, Crossref works).
 
-Every search of a batch of references is one statement per catalogue: title searches go
-through a LATERAL join over the batch's queries, locator searches through one (volume, first
-page) list. Full-text search uses the plain GIN index (no pg_trgm: the embedded PostgreSQL has
+Every search of a batch of references is one statement per catalogue and pass: title searches
+go through a LATERAL join over the batch's queries (the exact keys first, then full text only
+where a key did not settle it), locator searches through one (volume, first page) list. Full-text search uses the plain GIN index (no pg_trgm: the embedded PostgreSQL has
 no extensions).
 """
 
