@@ -85,7 +85,7 @@ def main() -> None:
         table += (
             " key" if "to_tsquery" not in sql else " fts" if "title_key = q.key" not in sql else ""
         )
-        n = len(params[0]) if params and isinstance(params[0], list) else 0
+        n = next((len(p) for p in params if isinstance(p, list)), 0)
         print(f"  {table:<12} {n:4d} searches  {ms:8.1f} ms  rows {top_node['Actual Rows']:6}  "
               f"buffers hit {top_node.get('Shared Hit Blocks', 0):7} read "
               f"{top_node.get('Shared Read Blocks', 0):5}")  # fmt: skip

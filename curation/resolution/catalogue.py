@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import connection
 
-from curation.resolution.text import near_tsquery, title_key, title_norm, tsquery
+from curation.resolution.text import QUERY_SEPARATOR, near_tsquery, title_key, title_norm, tsquery
 from curation.states import ResolverSource
 
 CANDIDATE_LIMIT = 40
@@ -207,14 +207,18 @@ CROSS JOIN LATERAL (
 """
 # The full-text pass, for what the key did not settle: the GIN index alone (no OR with the key,
 # which made PostgreSQL BitmapOr both and sort every match), exact-key records excluded (the
-# exact pass has them).
+# exact pass has them). A search's query is one or more to_tsquery expressions (text.k_of_n),
+# any of which may match: one bitmap index scan per expression, ORed.
 _BY_WORDS = """
-SELECT q.i, {outer} FROM unnest(%s::int[], %s::text[], %s::text[], %s::int[])
-    AS q(i, key, tsq, len)
+SELECT q.i, {outer} FROM (
+    SELECT u.i, u.key, u.len, ARRAY(
+        SELECT to_tsquery('simple', t) FROM unnest(string_to_array(u.tsq, %s)) AS t
+    ) AS tsqs
+    FROM unnest(%s::int[], %s::text[], %s::text[], %s::int[]) AS u(i, key, tsq, len)
+) q
 CROSS JOIN LATERAL (
     SELECT {columns} FROM {table}
-    WHERE to_tsvector('simple'::regconfig, COALESCE({alias}.title_norm, ''))
-          @@ to_tsquery('simple', q.tsq)
+    WHERE to_tsvector('simple'::regconfig, COALESCE({alias}.title_norm, '')) @@ ANY(q.tsqs)
       AND {alias}.title_key <> q.key
     ORDER BY abs(length({alias}.title_norm) - q.len)
     LIMIT {limit}
@@ -265,6 +269,7 @@ def title_candidates_batch(searches: Sequence[TitleSearch | None]) -> list[list[
     by_words: list[list[list[Candidate]]] = [[[] for _ in searches] for _ in _TABLES]
     if wanted:
         params = [
+            QUERY_SEPARATOR,
             [i for i, _, _ in wanted],
             [s.key or _NO_MATCH for _, s, _ in wanted],
             [q for _, _, q in wanted],

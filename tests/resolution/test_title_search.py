@@ -4,6 +4,7 @@ finds the records the one-statement search found: ties, siblings, misspelled tit
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 
 import pytest
 from django.db import connection
@@ -13,6 +14,7 @@ from curation.resolution import catalogue
 from curation.resolution.catalogue import TitleSearch
 from curation.resolution.importers import refresh_title_words
 from curation.resolution.resolver import resolve_raw
+from curation.resolution.text import QUERY_SEPARATOR, k_of_n
 from curation.states import ResolutionStatus
 
 # The one-statement search this branch replaced: key OR full text, exact records first.
@@ -56,12 +58,19 @@ def glueballs() -> None:
     refresh_title_words()
 
 
+def _old_tsquery(query: str | None) -> str:
+    """Return the one expression the old search sent: every combination ORed."""
+    if not query:
+        return "zzqxnomatchqxzz"
+    return " | ".join(f"({part})" for part in query.split(QUERY_SEPARATOR))
+
+
 def _one_statement(searches: Sequence[TitleSearch]) -> list[set[str]]:
     found: list[set[str]] = [set() for _ in searches]
     params = [
         list(range(len(searches))),
         [s.key or "zzqxnomatchqxzz" for s in searches],
-        [s.query or "zzqxnomatchqxzz" for s in searches],
+        [_old_tsquery(s.query) for s in searches],
         [s.length for s in searches],
     ]
     with connection.cursor() as cursor:
@@ -119,3 +128,22 @@ def test_a_tie_stays_a_tie_and_a_sibling_wins_over_its_shorter_title(glueballs: 
     _, sibling = resolve_raw(f"Morningstar, C. {TITLE} II. Phys. Rev. D (2009).")
     assert sibling.status == ResolutionStatus.VERIFIED_EXACT
     assert sibling.arxiv_id == "0901.00003"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("n", "need"), [(1, 1), (2, 2), (3, 2), (4, 3), (5, 3), (3, 3)])
+def test_k_of_n_matches_what_every_combination_ored_matches(n: int, need: int) -> None:
+    words = ["alpha", "bravo", "charlie", "delta", "echo"][:n]
+    every_combination = " | ".join(f"({' & '.join(g)})" for g in combinations(words, need))
+    parts = k_of_n(words, need).split(QUERY_SEPARATOR)
+    with connection.cursor() as cursor:
+        for size in range(n + 1):
+            for held in combinations([*words, "other"], size):
+                cursor.execute(
+                    "SELECT to_tsvector('simple', %s) @@ ANY(ARRAY(SELECT to_tsquery('simple', t) "
+                    "FROM unnest(%s::text[]) t)), to_tsvector('simple', %s) @@ "
+                    "to_tsquery('simple', %s)",
+                    [" ".join(held), parts, " ".join(held), every_combination],
+                )
+                by_parts, by_combinations = cursor.fetchone()
+                assert by_parts == by_combinations == (len(set(held) & set(words)) >= need)
