@@ -1,8 +1,8 @@
 """Candidate retrieval from the local catalogues (arXiv papers, Crossref works).
 
-Every search of a batch of references is one statement per catalogue: title searches go
-through a LATERAL join over the batch's queries, locator searches through one (volume, first
-page) list. Full-text search uses the plain GIN index (no pg_trgm: the embedded PostgreSQL has
+Every search of a batch of references is one statement per catalogue and pass: title searches
+go through a LATERAL join over the batch's queries (the exact keys first, then full text only
+where a key did not settle it), locator searches through one (volume, first page) list. Full-text search uses the plain GIN index (no pg_trgm: the embedded PostgreSQL has
 no extensions).
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db import connection
 
-from curation.resolution.text import title_key, title_norm, tsquery
+from curation.resolution.text import QUERY_SEPARATOR, near_tsquery, title_key, title_norm, tsquery
 from curation.states import ResolverSource
 
 CANDIDATE_LIMIT = 40
@@ -174,56 +174,113 @@ def word_frequencies(words: Iterable[str]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class TitleSearch:
-    """One title search: the exact key, the full-text query, the length to prefer."""
+    """One title search: the exact key, the full-text queries, the length to prefer.
+
+    query finds titles sharing most of the rarest words (a misspelled or cut title);
+    near, run instead when the key found a record, finds the titles holding its two rarest
+    words (text.near_tsquery): its siblings, the records that can still tie with or outrank
+    the exact one.
+    """
 
     key: str
     query: str | None
     length: int
+    near: str | None = None
 
     @classmethod
     def for_title(cls, title: str, frequencies: Mapping[str, int] | None = None) -> TitleSearch:
-        """Return the search for a title: its key, and most of its rarest words."""
+        """Return the search for a title: its key, most of its rarest words, its near query."""
         norm = title_norm(title)
-        return cls(title_key(title), tsquery(norm, frequencies), len(norm))
+        return cls(title_key(title), tsquery(norm, frequencies), len(norm),
+                   near_tsquery(norm, frequencies))  # fmt: skip
 
 
-_LATERAL = """
-SELECT q.i, {outer} FROM unnest(%s::int[], %s::text[], %s::text[], %s::int[])
-    AS q(i, key, tsq, len)
+# The exact pass: one btree probe per distinct key of the batch.
+_BY_KEY = """
+SELECT q.i, {outer} FROM unnest(%s::int[], %s::text[], %s::int[]) AS q(i, key, len)
 CROSS JOIN LATERAL (
     SELECT {columns} FROM {table}
     WHERE {alias}.title_key = q.key
-       OR to_tsvector('simple'::regconfig, COALESCE({alias}.title_norm, ''))
-          @@ to_tsquery('simple', q.tsq)
-    ORDER BY ({alias}.title_key = q.key) DESC, abs(length({alias}.title_norm) - q.len)
+    ORDER BY abs(length({alias}.title_norm) - q.len)
     LIMIT {limit}
 ) sub{join}
 """
+# The full-text pass, for what the key did not settle: the GIN index alone (no OR with the key,
+# which made PostgreSQL BitmapOr both and sort every match), exact-key records excluded (the
+# exact pass has them). A search's query is one or more to_tsquery expressions (text.k_of_n),
+# any of which may match: one bitmap index scan per expression, ORed.
+_BY_WORDS = """
+SELECT q.i, {outer} FROM (
+    SELECT u.i, u.key, u.len, ARRAY(
+        SELECT to_tsquery('simple', t) FROM unnest(string_to_array(u.tsq, %s)) AS t
+    ) AS tsqs
+    FROM unnest(%s::int[], %s::text[], %s::text[], %s::int[]) AS u(i, key, tsq, len)
+) q
+CROSS JOIN LATERAL (
+    SELECT {columns} FROM {table}
+    WHERE to_tsvector('simple'::regconfig, COALESCE({alias}.title_norm, '')) @@ ANY(q.tsqs)
+      AND {alias}.title_key <> q.key
+    ORDER BY abs(length({alias}.title_norm) - q.len)
+    LIMIT {limit}
+) sub{join}
+"""
+# Papers' locators are joined after the LIMIT: inside it the join would run per search.
+_PAPER_JOIN = " LEFT JOIN resolution_paperlocator l ON l.paper_id = sub.id"
+_TABLES: tuple[tuple[str, str, str, str, str, Any], ...] = (
+    ("curation_paper p", "p", _PAPER_BASE, _PAPER_JOIN, f", {_LOCATOR_COLUMNS}", _paper),
+    (_WORKS, "c", _CROSSREF_COLUMNS, "", "", _crossref),
+)
+
+
+def _run_lateral(template: str, params: list[Any]) -> list[list[tuple[int, Candidate]]]:
+    """Run a per-search statement on both catalogues; return (search index, candidate) rows."""
+    found = []
+    for table, alias, columns, join, extra, build in _TABLES:
+        outer = ", ".join(f"sub.{c.strip().split('.')[-1]}" for c in columns.split(",")) + extra
+        sql = template.format(outer=outer, columns=columns, table=table, alias=alias,
+                              limit=CANDIDATE_LIMIT, join=join)  # fmt: skip
+        found.append([(row[0], build(row[1:])) for row in _select(sql, params)])
+    return found
 
 
 def title_candidates_batch(searches: Sequence[TitleSearch | None]) -> list[list[Candidate]]:
-    """Return, for each search, the records whose title shares most rare words, or equals it."""
+    """Return, for each search, the records whose title equals it, or shares most rare words.
+
+    Two passes: every key at once through the btree index, then the full-text search only
+    where it can still matter -- most of the rarest words where the key found nothing, the two
+    rarest where it found a record (its siblings). Per catalogue a search's candidates are its
+    exact records first, then full-text ones by closeness of length, at most CANDIDATE_LIMIT.
+    """
     found: list[list[Candidate]] = [[] for _ in searches]
-    wanted = [(i, s) for i, s in enumerate(searches) if s is not None and (s.key or s.query)]
-    if not wanted:
-        return found
-    params = [
-        [i for i, _ in wanted],
-        [s.key or _NO_MATCH for _, s in wanted],
-        [s.query or _NO_MATCH for _, s in wanted],
-        [s.length for _, s in wanted],
-    ]
-    # Papers' locators are joined after the LIMIT: inside it the join would run per search.
-    paper_join = " LEFT JOIN resolution_paperlocator l ON l.paper_id = sub.id"
-    for table, alias, columns, join, extra, build in (
-        ("curation_paper p", "p", _PAPER_BASE, paper_join, f", {_LOCATOR_COLUMNS}", _paper),
-        (_WORKS, "c", _CROSSREF_COLUMNS, "", "", _crossref),
-    ):
-        outer = ", ".join(f"sub.{c.strip().split('.')[-1]}" for c in columns.split(",")) + extra
-        sql = _LATERAL.format(outer=outer, columns=columns, table=table, alias=alias,
-                              limit=CANDIDATE_LIMIT, join=join)  # fmt: skip
-        for row in _select(sql, params):
-            found[row[0]].append(build(row[1:]))
+    keyed = [(i, s) for i, s in enumerate(searches) if s is not None and s.key]
+    exact: list[list[list[Candidate]]] = [[[] for _ in searches] for _ in _TABLES]
+    if keyed:
+        params = [[i for i, _ in keyed], [s.key for _, s in keyed], [s.length for _, s in keyed]]
+        for table_rows, rows in zip(exact, _run_lateral(_BY_KEY, params), strict=True):
+            for i, candidate in rows:
+                table_rows[i].append(candidate)
+    wanted: list[tuple[int, TitleSearch, str]] = []
+    for i, s in enumerate(searches):
+        if s is None:
+            continue
+        query = s.near if any(rows[i] for rows in exact) else s.query
+        if query:
+            wanted.append((i, s, query))
+    by_words: list[list[list[Candidate]]] = [[[] for _ in searches] for _ in _TABLES]
+    if wanted:
+        params = [
+            QUERY_SEPARATOR,
+            [i for i, _, _ in wanted],
+            [s.key or _NO_MATCH for _, s, _ in wanted],
+            [q for _, _, q in wanted],
+            [s.length for _, s, _ in wanted],
+        ]
+        for table_rows, rows in zip(by_words, _run_lateral(_BY_WORDS, params), strict=True):
+            for i, candidate in rows:
+                table_rows[i].append(candidate)
+    for keyed_rows, word_rows in zip(exact, by_words, strict=True):
+        for i, own in enumerate(keyed_rows):
+            found[i].extend((own + word_rows[i])[:CANDIDATE_LIMIT])
     return found
 
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate, TitleSearch
-from curation.resolution.text import content_tokens, title_norm
+from curation.resolution.text import content_tokens, k_of_n, title_norm
 from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, validate
 from curation.resolution.venues import VenueText
 from curation.states import ResolutionStatus, ResolverSource
@@ -36,9 +35,7 @@ def string_search(text: RawText, frequencies: Mapping[str, int]) -> TitleSearch 
     ][:_STRING_WORDS]
     if len(words) < 2:
         return None
-    need = min(3, len(words))
-    query = " | ".join(f"({' & '.join(g)})" for g in combinations(words, need))
-    return TitleSearch("", query, len(text.norm) // 2)
+    return TitleSearch("", k_of_n(words, min(3, len(words))), len(text.norm) // 2)
 
 
 def first_candidates(

@@ -18,6 +18,8 @@ _STOP = frozenset(
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 # "... , June 2022", "..., 2014", "(2019)": dates that other systems leave at a title's end.
 _DATE_TAIL = re.compile(rf"\s*[,.]?\s*\(?(?:{_MONTH}\s+)?(?:1[6-9]|20)\d\d\)?\s*[.,]?\s*$", re.I)
+_NEAR_WORDS = 2  # the rarest two words of an exactly matched title find its siblings
+QUERY_SEPARATOR = ";"  # between the to_tsquery expressions of one search (any may match)
 _MAX_QUERY_TOKENS = 4  # the rarest four: fewer posting lists to read, one typo tolerated
 
 
@@ -53,8 +55,28 @@ def content_tokens(norm: str, frequencies: Mapping[str, int] | None = None) -> l
     return sorted(useful or words, key=lambda w: (counts.get(w, 0), -len(w), w))
 
 
+def k_of_n(tokens: list[str], need: int) -> str:
+    """Return to_tsquery expressions, joined by QUERY_SEPARATOR, needing `need` of the tokens.
+
+    A title holds `need` of the tokens (rarest first) exactly when, for its rarest one held,
+    it holds need - 1 of those after it: one expression per such first token, each requiring
+    that token. Equal to the plain "OR of every combination", but the GIN index can drive each
+    by its required (rare) word instead of walking the union of every posting list.
+    """
+    parts = []
+    for j in range(len(tokens) - need + 1):
+        rest = [" & ".join(g) for g in combinations(tokens[j + 1 :], need - 1)]
+        if not rest or rest == [""]:
+            parts.append(tokens[j])
+        elif len(rest) == 1:
+            parts.append(f"{tokens[j]} & {rest[0]}")
+        else:
+            parts.append(f"{tokens[j]} & ({' | '.join(f'({g})' for g in rest)})")
+    return QUERY_SEPARATOR.join(parts)
+
+
 def tsquery(norm: str, frequencies: Mapping[str, int] | None = None) -> str | None:
-    """Return a to_tsquery expression needing most of the title's rarest words, or None.
+    """Return to_tsquery expressions (k_of_n) needing most of the title's rarest words, or None.
 
     Requiring k of the n rarest words (all when short) keeps the match set small on a
     3-million-title catalogue yet tolerates one misspelled or glued word.
@@ -64,5 +86,21 @@ def tsquery(norm: str, frequencies: Mapping[str, int] | None = None) -> str | No
     if not tokens:
         return None
     need = max(1, -(-len(tokens) * 3 // 5))  # ceil(0.6 n): 1→1, 2→2, 3→2, 4→3
-    groups = [" & ".join(group) for group in combinations(tokens, need)]
-    return " | ".join(f"({g})" for g in groups)
+    return k_of_n(tokens, need)
+
+
+def near_tsquery(norm: str, frequencies: Mapping[str, int] | None = None) -> str | None:
+    """Return a to_tsquery expression needing the title's two rarest catalogue words.
+
+    The search beside an exact match, for the records that can still tie with or outrank it:
+    every title holding all of this one's words holds these two (the longer title a cut parse
+    stands for, "Erratum: ...", "... II", another word order). The GIN index reads every
+    queried word's whole posting list (a common word's is dozens of pages at 3 million titles,
+    a rare one's one or two), and "k of n" must also walk the union of them all, so two
+    required rare words are the cheapest query that still finds those. Words no catalogue
+    title holds are left out: they could only make it find nothing.
+    """
+    tokens = [t for t in content_tokens(norm, frequencies) if re.fullmatch(r"[a-z0-9]+", t)]
+    if frequencies:
+        tokens = [t for t in tokens if frequencies.get(t, 0) > 0] or tokens
+    return " & ".join(tokens[:_NEAR_WORDS]) or None
