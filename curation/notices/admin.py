@@ -182,20 +182,6 @@ class NoticeReviewAdmin(admin.ModelAdmin):
     show_full_result_count = False
     change_form_template = "notices/admin/review_change_form.html"
     change_list_template = "notices/admin/review_change_list.html"
-    fields = (
-        "cited_work",
-        "event_summary",
-        "affected",
-        "status",
-        "reviewer",
-        "note",
-        "decisions",
-        "decision",
-        "decision_note",
-        "revision",
-        "conflict_revision",
-        "on_conflict",
-    )
     readonly_fields = (
         "cited_work",
         "event_summary",
@@ -204,6 +190,15 @@ class NoticeReviewAdmin(admin.ModelAdmin):
         "reviewer",
         "note",
         "decisions",
+    )
+    # What the page shows, in order, then the decision form's own inputs.
+    fields = (
+        *readonly_fields,
+        "decision",
+        "decision_note",
+        "revision",
+        "conflict_revision",
+        "on_conflict",
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[NoticeReview]:
