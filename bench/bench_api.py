@@ -5,7 +5,8 @@ Usage: python bench/bench_api.py [--seconds 10] [--connections 8] [--redis-url U
 
 It creates a throwaway database next to the configured one (DATABASE_URL, else the embedded
 PostgreSQL), stores a record with 100 outbound and 100 inbound references, starts gunicorn with
-2 sync workers on 127.0.0.1 (throttling off, DEBUG off), and measures: the record endpoint, a
+the Procfile's settings (citerec/gunicorn.conf.py: 2 threaded workers, keep-alive) on 127.0.0.1
+(throttling off, DEBUG off), and measures: the record endpoint, a
 50-row observation list, and 304 answers to If-None-Match. The load generator is wrk when
 installed (`apt-get install -y wrk`), else a Python client with threads. Nothing leaves loopback;
 every run is bounded by --seconds per endpoint. The load average is printed before and after, as
@@ -116,8 +117,8 @@ def _start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
     command = [
         gunicorn,
         "citerec.wsgi",
-        "-w",
-        "2",
+        "--config",  # the Procfile's settings: workers, threads, keep-alive
+        "citerec/gunicorn.conf.py",
         "-b",
         f"127.0.0.1:{port}",
         "--log-level=warning",
@@ -243,7 +244,7 @@ def main() -> None:
     cache = "Redis" if args.redis_url else "in-process (locmem)"
     load = " / ".join(" ".join(f"{x:.2f}" for x in avg) for avg in (load_before, os.getloadavg()))
     print(
-        f"gunicorn 2 sync workers, {os.cpu_count()} CPUs, {conns} connections, "
+        f"gunicorn (citerec/gunicorn.conf.py: 2 gthread workers x 4 threads), {os.cpu_count()} CPUs, {conns} connections, "
         f"{seconds} s per endpoint, cache {cache}; load average before / after: {load}"
     )
     print(f"{'endpoint':32} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  tool")

@@ -1,4 +1,8 @@
-"""WSGI entry point (gunicorn citerec.wsgi)."""
+"""WSGI entry point (gunicorn citerec.wsgi; runserver uses it too, through WSGI_APPLICATION).
+
+Record revalidations (If-None-Match on a record's URLs) are answered in front of Django's
+handler: see curation/record/revalidation.py.
+"""
 
 import os
 
@@ -6,4 +10,8 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "citerec.settings")
 
-application = get_wsgi_application()
+django_application = get_wsgi_application()
+
+from curation.record.revalidation import RecordRevalidation  # noqa: E402  (needs Django set up)
+
+application = RecordRevalidation(django_application)

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from curation.models import Observation, Paper
 from curation.record.http import record_response
-from curation.record.middleware import anonymous_and_allowed, throttled_already
+from curation.record.revalidation import anonymous_and_allowed, throttled_already
 from curation.record.schema import RECORD_SCHEMA
 from curation.references.identifiers import looks_like_arxiv_id
 
@@ -46,7 +46,7 @@ class RecordView(APIView):
             request.method in ("GET", "HEAD")
             and not request.META.get("QUERY_STRING")
             and looks_like_arxiv_id(arxiv_id)
-            and anonymous_and_allowed(request)
+            and anonymous_and_allowed(request.META)
         ):
             response = record_response(request, arxiv_id)
             if response is not None:
@@ -56,7 +56,7 @@ class RecordView(APIView):
 
     def check_throttles(self, request: Request) -> None:
         """Throttle as DRF does, unless this request was already counted before DRF."""
-        if not throttled_already(request._request):
+        if not throttled_already(request._request.META):
             super().check_throttles(request)
 
     @extend_schema(

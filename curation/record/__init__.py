@@ -8,5 +8,5 @@ models         each record's version, bumped by database triggers (migrations/00
 selectors      the version read (one statement per request)
 cache          built bytes and digest cached under the record's version and day
 http           the one response path of the page, the .json URL and the API (ETag, 304)
-middleware     revalidations answered with 304 before the rest of the stack
+revalidation   WSGI wrapper: revalidations answered with 304 in front of Django
 """

@@ -75,14 +75,19 @@ def not_modified(request: HttpRequest, etag: str) -> HttpResponse | None:
     return _conditional(request, etag, RECORD_CACHE_CONTROL, _never)
 
 
-def remember_version(request: HttpRequest, arxiv_id: str, version: Version) -> None:
-    """Keep the version read for this request, so the view does not read it again."""
-    request._record_version = (arxiv_id, version)  # type: ignore[attr-defined]
+# Where the version read in front of Django (curation.record.revalidation) waits for the view.
+_VERSION_KEY = "citerec.record_version"
 
 
-def remembered_version(request: Any, arxiv_id: str) -> Version | None:
+def remember_version(environ: dict[str, Any], arxiv_id: str, version: Version) -> None:
+    """Keep the version read for this request in its WSGI environ, so the view does not read
+    it again."""
+    environ[_VERSION_KEY] = (arxiv_id, version)
+
+
+def remembered_version(request: HttpRequest, arxiv_id: str) -> Version | None:
     """Return the version read earlier in this request for this paper, if any."""
-    found = getattr(request, "_record_version", None)
+    found = request.META.get(_VERSION_KEY)
     return found[1] if found is not None and found[0] == arxiv_id else None
 
 
