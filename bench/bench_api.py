@@ -20,6 +20,7 @@ import argparse
 import http.client
 import os
 import re
+import resource
 import shutil
 import socket
 import statistics
@@ -30,6 +31,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+from proc_cpu import backends_cpu, tree_cpu
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -47,6 +50,7 @@ class Figures:
     p50_ms: float
     p99_ms: float
     tool: str
+    cpu_ms: tuple[float, float, float] = (0.0, 0.0, 0.0)  # per request: web, PostgreSQL, client
 
 
 def _base_url() -> str:
@@ -229,11 +233,16 @@ def main() -> None:
         ]
         results = []
         for name, path, extra in cases:
+            before = _cpu(server.pid, base, database)
             if shutil.which("wrk"):
                 url = f"http://127.0.0.1:{port}{path}"
-                results.append(_with_wrk(name, url, extra, seconds, conns))
+                figures = _with_wrk(name, url, extra, seconds, conns)
             else:
-                results.append(_with_threads(name, port, path, extra, seconds, conns))
+                figures = _with_threads(name, port, path, extra, seconds, conns)
+            used = [b - a for a, b in zip(before, _cpu(server.pid, base, database), strict=True)]
+            requests = figures.requests_per_second * seconds
+            figures.cpu_ms = tuple(1000 * x / requests for x in used)  # type: ignore[assignment]
+            results.append(figures)
     finally:
         if server is not None:
             server.terminate()
@@ -247,9 +256,21 @@ def main() -> None:
         f"gunicorn (citerec/gunicorn.conf.py: 2 gthread workers x 4 threads), {os.cpu_count()} CPUs, {conns} connections, "
         f"{seconds} s per endpoint, cache {cache}; load average before / after: {load}"
     )
-    print(f"{'endpoint':32} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  tool")
+    print(f"{'endpoint':32} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  CPU ms per request: "
+          "web / PostgreSQL / client  tool")  # fmt: skip
     for f in results:
-        print(f"{f.name:32} {f.requests_per_second:9.0f} {f.p50_ms:8.2f} {f.p99_ms:8.2f}  {f.tool}")
+        cpu = " / ".join(f"{x:.3f}" for x in f.cpu_ms)
+        print(f"{f.name:32} {f.requests_per_second:9.0f} {f.p50_ms:8.2f} {f.p99_ms:8.2f}  "
+              f"{cpu:>40}  {f.tool}")  # fmt: skip
+
+
+def _cpu(server_pid: int, url: str, database: str) -> tuple[float, float, float]:
+    """Return CPU seconds used so far by gunicorn (master and workers), the bench database's
+    PostgreSQL backends, and this script's finished children (wrk) plus itself."""
+    own = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    client = own.ru_utime + own.ru_stime + me.ru_utime + me.ru_stime
+    return tree_cpu([server_pid]), backends_cpu(url, database), client
 
 
 if __name__ == "__main__":

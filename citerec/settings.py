@@ -96,6 +96,10 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("citerec runs on PostgreSQL only (history triggers, JSONB)")
+# psycopg prepares a statement run this often on one connection. Django's cursors bind on the
+# client and are never prepared; only the server-bound ones asked for are (the record version
+# read, curation/record/selectors.py). Django leaves preparation off unless this is set.
+DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 5
 # Roles (README "Database roles"): the app connects with DATABASE_URL as the runtime role, which
 # cannot rewrite history; `manage.py migrate` and `manage.py grant_runtime_role` connect with
 # MIGRATION_DATABASE_URL as the schema owner. Swapping the default connection, not adding an

@@ -191,3 +191,19 @@ def test_a_revalidation_counts_once_against_the_anonymous_rate(
 
     assert status == 429 and "Retry-After" in headers
 
+
+
+def test_the_version_read_is_a_prepared_statement(
+    anon: APIClient, sample: dict[str, Any]
+) -> None:
+    from curation.record.selectors import record_version
+
+    etag = anon.get(API)["ETag"]
+    versions = {record_version("2412.14374") for _ in range(8)}
+    assert wsgi_get(API, HTTP_IF_NONE_MATCH=etag)[0] == 304
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+    assert len(versions) == 1 and None not in versions
+    assert any("record_recordversion" in statement for statement in prepared), prepared
