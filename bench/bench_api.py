@@ -4,10 +4,9 @@ Usage: python bench/bench_api.py [--seconds 10] [--connections 8] [--redis-url U
                                 [--database NAME] [--port N] [--keep]
 
 It creates a throwaway database next to the configured one (DATABASE_URL, else the embedded
-PostgreSQL), stores a record with 100 outbound and 100 inbound references, starts gunicorn with
-the Procfile's settings (citerec/gunicorn.conf.py: 2 threaded workers, keep-alive) on 127.0.0.1
-(throttling off, DEBUG off), and measures: the record endpoint, a
-50-row observation list, and 304 answers to If-None-Match. The load generator is wrk when
+PostgreSQL), stores a record with 100 outbound and 100 inbound references, starts the
+Procfile's web line (granian, 2 workers x 4 threads, keep-alive) on 127.0.0.1 (throttling off,
+DEBUG off), and measures: the record endpoint, a 50-row observation list, and 304 answers to If-None-Match. The load generator is wrk when
 installed (`apt-get install -y wrk`), else a Python client with threads. Nothing leaves loopback;
 every run is bounded by --seconds per endpoint. The load average is printed before and after, as
 the figures mean little without it on a shared machine. Targets (issue 14): >= 600 req/s with
@@ -22,6 +21,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -36,6 +36,8 @@ from proc_cpu import backends_cpu, tree_cpu
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from tests.procfile import procfile_line, start_procfile_process  # noqa: E402
 
 BENCH_DB = "citerec_bench_api"
 PAPER = "2502.00001"
@@ -116,18 +118,12 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
-    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    command = [
-        gunicorn,
-        "citerec.wsgi",
-        "--config",  # the Procfile's settings: workers, threads, keep-alive
-        "citerec/gunicorn.conf.py",
-        "-b",
-        f"127.0.0.1:{port}",
-        "--log-level=warning",
-    ]
-    server = subprocess.Popen(command, cwd=REPO, env=env)
+def _start_web(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+    """Start the Procfile's web line (the production server and flags) on this port."""
+    server_env = {**env, "HOST": "127.0.0.1", "PORT": str(port)}
+    server = start_procfile_process(
+        "web", server_env, stdout=subprocess.DEVNULL, start_new_session=True
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -135,8 +131,13 @@ def _start_gunicorn(env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
             return server
         except OSError:
             time.sleep(0.3)
-    server.terminate()
-    raise SystemExit("gunicorn did not answer within 30 s")
+    _stop(server)
+    raise SystemExit("the Procfile's web server did not answer within 30 s")
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    os.killpg(server.pid, signal.SIGTERM)
+    server.wait(timeout=30)
 
 
 def _get(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
@@ -144,7 +145,7 @@ def _get(port: int, path: str, headers: dict[str, str]) -> tuple[int, dict[str, 
     try:
         conn.request("GET", path, headers=headers)
         response = conn.getresponse()
-        return response.status, dict(response.getheaders()), response.read()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
         conn.close()
 
@@ -204,7 +205,7 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=8, help="concurrent clients (max 64)")
     parser.add_argument("--redis-url", help="cache in Redis, as in production (e.g. db 13)")
     parser.add_argument("--database", default=BENCH_DB, help="throwaway database name")
-    parser.add_argument("--port", type=int, default=0, help="gunicorn port (0 = any free one)")
+    parser.add_argument("--port", type=int, default=0, help="web server port (0 = any free one)")
     parser.add_argument("--keep", action="store_true", help="keep the bench database")
     args = parser.parse_args()
     seconds, conns = min(args.seconds, 60), min(args.connections, 64)
@@ -222,10 +223,10 @@ def main() -> None:
     try:
         _seed(env)
         port = args.port or _free_port()
-        server = _start_gunicorn(env, port)
+        server = _start_web(env, port)
         status, headers, body = _get(port, f"/api/v1/records/{PAPER}", {})
         assert status == 200 and body.count(b'"observation_id"') == 200, status
-        etag = headers["ETag"]
+        etag = headers["etag"]
         cases = [
             ("record (200, 100+100 refs)", f"/api/v1/records/{PAPER}", {}),
             ("observation list (50 rows)", f"/api/v1/observations?paper={PAPER}", {}),
@@ -245,15 +246,14 @@ def main() -> None:
             results.append(figures)
     finally:
         if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
+            _stop(server)
         if not args.keep:
             _admin(base, f"DROP DATABASE IF EXISTS {database}")
 
     cache = "Redis" if args.redis_url else "in-process (locmem)"
     load = " / ".join(" ".join(f"{x:.2f}" for x in avg) for avg in (load_before, os.getloadavg()))
     print(
-        f"gunicorn (citerec/gunicorn.conf.py: 2 gthread workers x 4 threads), {os.cpu_count()} CPUs, {conns} connections, "
+        f"Procfile web ({procfile_line('web').split()[0]}), {os.cpu_count()} CPUs, {conns} connections, "
         f"{seconds} s per endpoint, cache {cache}; load average before / after: {load}"
     )
     print(f"{'endpoint':32} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  CPU ms per request: "
@@ -265,8 +265,8 @@ def main() -> None:
 
 
 def _cpu(server_pid: int, url: str, database: str) -> tuple[float, float, float]:
-    """Return CPU seconds used so far by gunicorn (master and workers), the bench database's
-    PostgreSQL backends, and this script's finished children (wrk) plus itself."""
+    """Return CPU seconds used so far by the web server (main process and workers), the bench
+    database's PostgreSQL backends, and this script's finished children (wrk) plus itself."""
     own = resource.getrusage(resource.RUSAGE_CHILDREN)
     me = resource.getrusage(resource.RUSAGE_SELF)
     client = own.ru_utime + own.ru_stime + me.ru_utime + me.ru_stime

@@ -1,4 +1,4 @@
-"""WSGI entry point (gunicorn citerec.wsgi; runserver uses it too, through WSGI_APPLICATION).
+"""WSGI entry point (the Procfile's granian serves it; runserver too, through WSGI_APPLICATION).
 
 Record revalidations (If-None-Match on a record's URLs) are answered in front of Django's
 handler: see curation/record/revalidation.py.

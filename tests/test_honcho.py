@@ -82,7 +82,7 @@ def test_honcho_runs_web_worker_and_beat(redis_url: str, tmp_path: Path) -> None
         "WORKER_CONCURRENCY": "1",
         "CITEREC_DATA_DIR": str(tmp_path),
         "CITEREC_OFFLINE": "1",
-        # The Procfile's gunicorn and celery live beside this interpreter (the project's venv).
+        # The Procfile's granian and celery live beside this interpreter (the project's venv).
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     honcho = subprocess.Popen(

@@ -17,6 +17,7 @@ import pytest
 from django.test import Client
 
 from tests.conftest import REPO, database_url
+from tests.procfile import start_procfile_process
 
 pytestmark = pytest.mark.django_db
 
@@ -75,11 +76,9 @@ def test_debug_off_serves_admin_css_and_docs(tmp_path: Path, collect: bool) -> N
         )
         assert collected.returncode == 0, collected.stderr
         assert (tmp_path / "static" / "admin" / "css" / "base.css").is_file()
-    web = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "citerec.wsgi", "--workers", "1"]
-        + ["--bind", f"127.0.0.1:{port}"],
-        cwd=REPO,
-        env=env,
+    web = start_procfile_process(
+        "web",
+        {**env, "HOST": "127.0.0.1", "WEB_CONCURRENCY": "1"},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -93,7 +92,7 @@ def test_debug_off_serves_admin_css_and_docs(tmp_path: Path, collect: bool) -> N
                 break
             except httpx.HTTPError:
                 if time.monotonic() > deadline or web.poll() is not None:
-                    pytest.fail("gunicorn did not answer")
+                    pytest.fail("the Procfile's web server did not answer")
                 time.sleep(0.3)
         assert login.status_code == 200
         css = [a for a in _assets(login.text) if a.endswith(".css")]

@@ -1,7 +1,7 @@
-"""Record revalidations answered in front of Django (citerec.wsgi.application), as gunicorn runs.
+"""Record revalidations answered in front of Django (citerec.wsgi.application), as the web runs.
 
 The Django test client enters below the WSGI wrapper, so these tests call the WSGI application
-itself, the way gunicorn and runserver do.
+itself, the way the Procfile's granian and runserver do.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def test_a_current_etag_is_answered_in_front_of_django_with_the_same_headers(
         with CaptureQueriesContext(connection) as queries:
             status, headers, body = wsgi_get(path, HTTP_IF_NONE_MATCH=etag)
         assert (status, body, len(queries)) == (304, b"", 1)  # the version, nothing else
-        # ETag, Cache-Control, security headers (gunicorn sets the length of the empty body)
+        # ETag, Cache-Control, security headers (the server sets the length of the empty body)
         assert headers == {k: v for k, v in through_django.items() if k != "Content-Length"}
         assert headers["ETag"] == etag and headers["X-Content-Type-Options"] == "nosniff"
 
