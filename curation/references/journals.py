@@ -29,30 +29,51 @@ _YEAR = r"(?P<year>(?:1[6-9]|20)\d\d)"
 # After a title with no punctuation before the journal ("…theories Nucl. Phys. B 514 523"), a
 # name may start at a space when its first word is an abbreviation.
 _SPACE_LEAD = r"(?:(?<=\s)(?=[A-Z][a-z]{1,8}\.\s*[A-Z]))"  # first word checked in _accept
-_SHAPES = (
+# What follows the name in each shape, from the volume (or year) to the page.
+_TAILS = (
     # Commun. ACM 51, 1 (Jan. 2008), 107–113: volume, issue, date, pages
-    rf"{_NAME}\s*{_VOL}\s*,\s*\d+\s*,?\s*(?:Article\s+\d+\s*)?\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
+    rf"\s*{_VOL}\s*,\s*\d+\s*,?\s*(?:Article\s+\d+\s*)?\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
     # Phys. Rev. D 65, 094516 (2002) / Adv. Theor. Math. Phys. 2, 231 (1998)
-    rf"{_NAME},?\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
+    rf",?\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
     # Nucl. Phys. B 393 (1993) 377 / Trans. Amer. Math. Soc. 360 (2008), no. 6, 2849-2866
-    rf"{_NAME},?\s*{_VOL}\s*,?\s*\(\s*{_YEAR}\s*\)\s*,?\s*(?:no\.\s*\d+\s*,\s*)?{_PAGE}",
+    rf",?\s*{_VOL}\s*,?\s*\(\s*{_YEAR}\s*\)\s*,?\s*(?:no\.\s*\d+\s*,\s*)?{_PAGE}",
     # Nucl. Phys., 1993, A561: 477 (Chinese physics journals)
-    rf"{_NAME},\s*{_YEAR}\s*,\s*[A-Z]?{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    rf",\s*{_YEAR}\s*,\s*[A-Z]?{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
     # Auris Nasus Larynx. 2007; 34(4): 565-567 / Sci Rep. 2019 Jan 3;9:15054
-    rf"{_NAME}\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    rf"\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
     # J. Biochem. 133:651-657 / Science 329(5998):1521
-    rf"{_NAME}\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    rf"\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
     # IOP: "Nucl. Phys. B 514 523-52", "Plasma Sources Sci. Technol. 20 045002"
-    rf"{_NAME}\s+{_VOL}\s+{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
+    rf"\s+{_VOL}\s+{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
     # ApJ, 540, 39 / MNRAS 221, 53 / Nature 440, 315
-    rf"{_NAME},?\s+{_VOL}\s*,\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
+    rf",?\s+{_VOL}\s*,\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
 )
 # A character each shape needs: a cheap test skips the scan on most references.
 _NEEDS = ("(", "(", "(", ":", ";", ":", " ", ",")
-_PATTERNS = [
-    (need, re.compile(f"(?:{_LEAD}|{_SPACE_LEAD})" + p))
-    for need, p in zip(_NEEDS, _SHAPES, strict=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    need: str
+    pattern: re.Pattern[str]  # lead, name and tail: the match
+    tail: re.Pattern[str]  # the tail alone: a cheap test of whether the pattern can match
+
+
+_SHAPES = [
+    _Shape(need, re.compile(f"(?:{_LEAD}|{_SPACE_LEAD}){_NAME}{tail}"), re.compile(tail))
+    for need, tail in zip(_NEEDS, _TAILS, strict=True)
 ]
+# Any shape's tail, in one scan (group names dropped, as they repeat): most runs fail it.
+_ANY_TAIL = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", tail) for tail in _TAILS))
+# What a journal name is made of: its words, their stops and hyphens, and the spaces between
+# them ("ü" is in "für", one of the linking words). Every shape follows the name with at most a
+# comma and spaces before a number, so a name lies in a run of these characters that a number
+# follows: scanning once for those runs is far cheaper than trying the patterns everywhere.
+_NAME_CHARS = r"A-Za-z&'’\-.\sü"
+_NAME_RUN = re.compile(rf"(?<![{_NAME_CHARS}])[{_NAME_CHARS}]++(?=,?\s*\d)")
+# Where a name may start: the first character of _WORD after one of the field leads (_LEAD or
+# _SPACE_LEAD); the patterns themselves check the lead exactly.
+_NAME_START = re.compile(r"(?:^|(?<=[,.;:\])\s]))[A-Z&]")
 _ANCHOR = re.compile(r"\d\s*[,:;(\s]\s*\(?\s*[A-Z]?\d")
 _MAX_NAME = 90
 _GLUED_DOT = re.compile(r"\.(?=[A-Za-z])")
@@ -82,20 +103,46 @@ def find_journal_ref(text: str) -> JournalRef | None:
         return None
     # Every shape has a volume followed by a page or year; names are far shorter than this window.
     pos = max(0, anchor.start() - _MAX_NAME)
-    best: JournalRef | None = None
-    best_at = len(text)
-    # Earliest match wins; on a tie the earlier (more specific) pattern does.
-    for need, pattern in _PATTERNS:
-        if need not in text:
+    shapes = [shape for shape in _SHAPES if shape.need in text]
+    # Earliest match wins; on a tie the earlier (more specific) shape does. Each pattern is tried
+    # where a name can start, in order, as its finditer would meet them: a rejected match hides
+    # the starts inside it from that pattern (finditer's matches never overlap).
+    free = [pos] * len(shapes)
+    for run in _NAME_RUN.finditer(text):
+        if run.end() <= pos:
             continue
-        for m in pattern.finditer(text, pos):
-            if m.start() >= best_at:
-                break
-            found = _accept(m)
-            if found:
-                best, best_at = found, m.start()
-                break
-    return best
+        ends = [q for q in _name_ends(text, run) if _ANY_TAIL.match(text, q)]
+        if not ends:
+            continue
+        viable = [
+            i for i, shape in enumerate(shapes) if any(shape.tail.match(text, q) for q in ends)
+        ]
+        for capital in _NAME_START.finditer(text, max(pos, run.start()), run.end()):
+            start = capital.start()
+            for i in viable:
+                if start < free[i]:
+                    continue
+                m = shapes[i].pattern.match(text, start)
+                if m is None:
+                    continue
+                free[i] = m.end()
+                found = _accept(m)
+                if found:
+                    return found
+    return None
+
+
+def _name_ends(text: str, run: re.Match[str]) -> range:
+    """Return where a name in this run of name characters may end: in its final stops and spaces.
+
+    What follows a name before the number is at most a stop, a comma and spaces (the comma ends
+    the run), so a name that matches runs to the run's trailing stops and spaces. A shape whose
+    tail matches at none of these places cannot match anywhere in the run.
+    """
+    end = run.end()
+    while end > run.start() and (text[end - 1] == "." or text[end - 1].isspace()):
+        end -= 1
+    return range(end, run.end() + 1)
 
 
 def _accept(m: re.Match[str]) -> JournalRef | None:
