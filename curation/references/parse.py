@@ -126,6 +126,8 @@ _ABBREVIATED_JOURNAL = re.compile(
     r"^(?:[A-Z][a-z]{0,9}\.\s+){1,6}(?:[A-Z]\s+)?\d+\s*[,:]\s*[A-Z]?\d+\b"
 )
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_EDITION = re.compile(r",\s*\d+(?:st|nd|rd|th)\s+(?:ed|edn|edition)\b")
+# Every tail ends in ")" or a digit, holds "(" (", Vol. 3 (…"), or is an edition (_EDITION).
 _TITLE_TAIL = re.compile(
     "(?:"
     + "|".join(
@@ -138,7 +140,7 @@ _TITLE_TAIL = re.compile(
             r"\s*\(Version\s+[\d.]+\)\s*$",
             r"\s*\(\d+(?:st|nd|rd|th)\s+(?:ed|edn|edition)\.?\)\s*$",
             r"\s*\(\d+(?:st|nd|rd|th)\s+Edition\)\s*$",
-            r",\s*\d+(?:st|nd|rd|th)\s+(?:ed|edn|edition)\b.*$",
+            rf"{_EDITION.pattern}.*$",
             r",\s*(?:Vol\.|Volume)\s*\d+\s*(?:\(.*)?$",
             r"\s*\([^()]*(?:Press|Publishers?|Springer|Wiley|Addison|Elsevier|University)[^()]*\)\s*$",
         )
@@ -270,11 +272,19 @@ def _implied_year(body: str, ids: Identifiers) -> int | None:
     return 2000 + int(new_style[0].id[:2]) if new_style else None
 
 
+def _may_hold_tail(window: str) -> bool:
+    """Return False when no _TITLE_TAIL alternative can match: most titles end in a word."""
+    last = window.rstrip()[-1:]
+    return last == ")" or last.isdigit() or "(" in window or _EDITION.search(window) is not None
+
+
 def _clean_title(title: str) -> str:
     title = title.strip().strip("\"“”'‘’ ")
     for _ in range(3):  # tails stack: "..., Vol. 1 (Cambridge University Press, 1995)"
         # Tails are anchored at the end; scanning only the last 100 characters is much faster.
         cut = max(0, len(title) - 100)
+        if not _may_hold_tail(title[cut:]):
+            break
         tail = _TITLE_TAIL.sub("", title[cut:])
         if len(tail) == len(title) - cut:
             break
