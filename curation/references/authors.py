@@ -90,8 +90,7 @@ def _direct(piece: str) -> Author | None:
     words = piece.split()
     if not _name_words_ok(words):
         return None
-    lowered = {w.lower().strip(".") for w in words}
-    if len(words) > 1 and lowered & ORG_WORDS:
+    if len(words) > 1 and not ORG_WORDS.isdisjoint(w.lower().strip(".") for w in words):
         return Author(piece, piece)
     end = len(words)
     # "Yang F", "Bryan G. L.": surname first, initials after it.
@@ -115,7 +114,7 @@ def parse_author_block(block: str) -> list[Author] | None:
     if "&" in block or "and" in block or "…" in block or "..." in block:
         block = _AND.sub(",", block)
     block = block.strip(" ,.;")
-    pieces = [p.strip() for p in block.split(",") if p.strip()]
+    pieces = [stripped for p in block.split(",") if (stripped := p.strip())]
     if not pieces:
         return None
     if len(pieces) >= 2 and _is_initials(pieces[1]) and not _is_initials(pieces[0]):
@@ -129,10 +128,13 @@ def parse_author_block(block: str) -> list[Author] | None:
             authors.append(Author(f"{surname}, {given}".strip(", "), surname))
             i += 2 if given else 1
         return authors
-    result = [_direct(p) for p in pieces]
-    if any(a is None for a in result):
-        return None
-    return [a for a in result if a is not None]
+    authors = []
+    for piece in pieces:  # the first piece that is no name settles it: stop there
+        author = _direct(piece)
+        if author is None:
+            return None
+        authors.append(author)
+    return authors
 
 
 def looks_like_name_list(block: str) -> bool:

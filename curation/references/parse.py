@@ -108,12 +108,17 @@ _YEAR = re.compile(r"(?<![\d./\-–])((?:1[6-9]|20)\d\d)[a-z]?(?![\d/]|\s*[-–]
 _PAREN_YEAR = re.compile(r"\(\s*(?:[A-Za-z.]+\s+)?((?:1[6-9]|20)\d\d)[a-z]?\s*[,)]")
 _ACM_YEAR = re.compile(r"^(.{3,}?)\.\s+((?:1[6-9]|20)\d\d)[a-z]?\.\s+")
 _APA_YEAR = re.compile(r"^(.{3,}?)\s*\(((?:1[6-9]|20)\d\d)[a-z]?(?:,[^)]*)?\)\s*[.,:]?\s*")
+# What _ACM_YEAR needs after its names, in a scan that jumps from one stop to the next.
+_ACM_YEAR_HINT = re.compile(r"\.\s+(?:1[6-9]|20)\d\d[a-z]?\.\s")
 _QUOTED = re.compile(
     r"[\"“”](?P<t>[^\"“”]{4,}?)[,.]?[\"”“]"
     # Single quotes (Harvard, Korean styles) and guillemets: only at word boundaries, so the
     # apostrophe of "Google's" never opens a title.
     r"|(?:^|(?<=[\s,(]))['‘«]\s*(?P<s>[^'‘’«»]{8,}?)\s*[,.]?\s*['’»](?=[\s,.;:]|$)"
 )
+# Every _QUOTED match opens with one of these; a match at the start, with its first character.
+_QUOTE_CHAR = re.compile("[\"“”'‘«]")
+_QUOTE_OPENERS = frozenset("\"“”'‘«")
 _LABEL_PREFIX = re.compile(r"^[a-z][a-z0-9]{3,}-(?:\d+|[0-9a-f]{7,40})\s*:\s*")
 _ISSUE_PREFIX = re.compile(
     r"^[\w .\-/]{0,60}?\b(?:issue|pull request|PR|commit)\s*(?:#\s*\d+|[0-9a-f]{7,40})?\s*:\s*",
@@ -296,13 +301,18 @@ def _clean_title(title: str) -> str:
 
 def _take_authors(body: str) -> tuple[list[Author], str, bool]:
     """Return authors, the rest of the text, and whether a year anchor was consumed."""
-    for anchor in (_ACM_YEAR, _APA_YEAR):
-        m = anchor.match(body)
+    # Cheap pre-checks first: most bodies hold neither year anchor nor any quote.
+    anchors = (
+        (_ACM_YEAR, _ACM_YEAR_HINT.search(body) is not None),
+        (_APA_YEAR, "(1" in body or "(2" in body),
+    )
+    for anchor, possible in anchors:
+        m = anchor.match(body) if possible else None
         if m:
             authors = parse_author_block(m[1])
             if authors:
                 return authors, body[m.end() :], True
-    quoted = _QUOTED.search(body)
+    quoted = _QUOTED.search(body) if _QUOTE_CHAR.search(body) else None
     if quoted and quoted.start() > 0:
         authors = parse_author_block(body[: quoted.start()].rstrip(" ,:"))
         if authors:
@@ -333,7 +343,7 @@ def _comma_authors(body: str) -> tuple[list[Author], str] | None:
 
 
 def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
-    quoted = _QUOTED.match(rest)
+    quoted = _QUOTED.match(rest) if rest[:1] in _QUOTE_OPENERS else None
     if quoted:
         return quoted["t"] or quoted["s"], rest[quoted.end() :].lstrip(" ,.") or None
     if _ABBREVIATED_JOURNAL.match(rest):

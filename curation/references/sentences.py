@@ -14,7 +14,8 @@ ABBREVIATIONS = frozenset(
     neurosci psychol soc econ rep spec sel top ser suppl pt ch sec repr""".split()
 )
 _BOUNDARY = re.compile(r"[.?!][\"”’']?\s+")
-_LAST_WORD = re.compile(r"[\w.'’\-]+$")
+# Searched in a slice: only a word start is tried, so the search is linear in the window.
+_LAST_WORD = re.compile(r"(?<![\w.'’\-])[\w.'’\-]+$")
 
 
 def split_sentences(text: str, initials: bool = True) -> list[str]:
@@ -30,7 +31,7 @@ def split_sentences(text: str, initials: bool = True) -> list[str]:
         following = text[m.end() : m.end() + 1]
         if text[m.start()] == ".":
             # Only a short window before the stop: searching from `start` would be quadratic.
-            word_m = _LAST_WORD.search(text, max(start, m.start() - 40), m.start())
+            word_m = _LAST_WORD.search(text[max(start, m.start() - 40) : m.start()])
             word = word_m[0] if word_m else ""
             if (
                 len(word) == 1
