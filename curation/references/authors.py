@@ -40,7 +40,9 @@ ORG_WORDS = frozenset(
     "corporation company university ai".split()
 )
 _PARTICLE_RE = re.compile(_PARTICLE)
-_GLUED_INITIAL = re.compile(rf"(?<=[{_U}]\.)(?=[{_U}][a-z])")
+# The stop after a capital initial glued to a capitalised word: ". " undoes it. Stop first, so
+# the scan jumps from one "." to the next.
+_GLUED_INITIAL = re.compile(rf"\.(?<=[{_U}]\.)(?=[{_U}][a-z])")
 DIGIT = re.compile(r"\d")
 _EDITOR_ETAL = re.compile(r"\((?:[Ee]ds?|[Hh]rsg)\.?\)|\bet\s*al\.?|,?\s*and others\b")
 _AND = re.compile(r"\s*(?:&|\band\b|…|\.\.\.)\s*")
@@ -78,15 +80,17 @@ def _name_words_ok(words: list[str]) -> bool:
             return False
         if w.endswith(".") and len(w) > 4 and "." not in w[:-1]:
             return False  # "Transformer." ends a sentence; initials and "Jr." are short
-        caseless = w[:1].isalpha() and not w[:1].islower() and not w[:1].isupper()
-        if not (w[:1].isupper() or caseless or _PARTICLE_RE.fullmatch(w) or w[:2] in ("'t", "’t")):
+        first = w[:1]
+        if first.isupper() or first.isalpha() and not first.islower():  # capital, or caseless
+            continue
+        if not (_PARTICLE_RE.fullmatch(w) or w[:2] in ("'t", "’t")):
             return False
     return True
 
 
 def _direct(piece: str) -> Author | None:
     if "." in piece:
-        piece = _GLUED_INITIAL.sub(" ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
+        piece = _GLUED_INITIAL.sub(". ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
     words = piece.split()
     if not _name_words_ok(words):
         return None

@@ -73,8 +73,9 @@ _DOI_SPACED_PART = re.compile(
     r"((?<![\w.])10\.\d{4,9}/[^\s\[\],;]*[\w)])\s+(\.\d[\w.()/-]*|/\w[\w.()/-]*)"
 )
 _HYPHEN_BREAK = re.compile(r"([^\W\d_]+)- ([^\W\d_]+)(-?)")
+# "In" first and its word boundary checked behind it, so the scan jumps between "In"s.
 _GLUED_IN = re.compile(
-    r"\bIn(?=(?:Proceedings|Proc\.|Advances|International|Conference|Symposium|Workshop|"
+    r"In(?<=\bIn)(?=(?:Proceedings|Proc\.|Advances|International|Conference|Symposium|Workshop|"
     r"Journal|Annual|IEEE|ACM|USENIX|\d))"
 )
 # The colon or stop comes first and the lookbehind after it (same matches as "(?<=[a-z]{2}):"),
