@@ -49,7 +49,10 @@ _AND = re.compile(r"\s*(?:&|\band\b|…|\.\.\.)\s*")
 _PIECES = re.compile(r",|\band\b|&")
 _TRAILING_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 # Title words that never occur in an author list; one of them rules a name list out quickly.
-_TITLE_WORD = re.compile(r"\b(?:of|the|for|with|in|on|to|a|an|using|via|from|by|is|are|towards?)\b")
+# Each word is matched first and its leading word boundary checked behind it ("of(?<!\wof)" is
+# "\bof"): a pattern that opens with literals lets the scan jump between candidate letters.
+_TITLE_WORDS = "of the for with in on to a an using via from by is are toward towards".split()
+_TITLE_WORD = re.compile("(?:" + "|".join(rf"{w}(?<!\w{w})" for w in _TITLE_WORDS) + r")\b")
 _NOT_NAME = frozenset(
     "a an and the of for in on to with using via from by at is are as or toward towards into "
     "about over under".split()

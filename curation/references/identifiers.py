@@ -309,8 +309,8 @@ def extract_identifiers(text: str) -> Identifiers:
                 malformed.append(Malformed("doi", m[0], "DOI has no suffix after the prefix"))
                 continue
             dois.setdefault(doi, Doi(doi))
-            am = re.fullmatch(r"10\.48550/arxiv\.(.+)", doi)
-            if am and (aid2 := parse_arxiv(am[1])):
+            arxiv_part = arxiv_id_from_doi(doi)
+            if arxiv_part and (aid2 := parse_arxiv(arxiv_part)):
                 arxiv.setdefault(aid2.id, aid2)
     urls: list[str] = []
     if "://" in text or "www." in lowered:

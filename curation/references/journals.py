@@ -11,6 +11,7 @@ matcher's business).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -111,13 +112,17 @@ def find_journal_ref(text: str) -> JournalRef | None:
     for run in _NAME_RUN.finditer(text):
         if run.end() <= pos:
             continue
+        starts = _NAME_START.finditer(text, max(pos, run.start()), run.end())
+        first = next(starts, None)
+        if first is None:
+            continue
         ends = [q for q in _name_ends(text, run) if _ANY_TAIL.match(text, q)]
         if not ends:
             continue
         viable = [
             i for i, shape in enumerate(shapes) if any(shape.tail.match(text, q) for q in ends)
         ]
-        for capital in _NAME_START.finditer(text, max(pos, run.start()), run.end()):
+        for capital in itertools.chain((first,), starts):
             start = capital.start()
             for i in viable:
                 if start < free[i]:
@@ -132,17 +137,18 @@ def find_journal_ref(text: str) -> JournalRef | None:
     return None
 
 
-def _name_ends(text: str, run: re.Match[str]) -> range:
-    """Return where a name in this run of name characters may end: in its final stops and spaces.
+def _name_ends(text: str, run: re.Match[str]) -> tuple[int, ...]:
+    """Return where a name in this run of name characters may end.
 
     What follows a name before the number is at most a stop, a comma and spaces (the comma ends
-    the run), so a name that matches runs to the run's trailing stops and spaces. A shape whose
-    tail matches at none of these places cannot match anywhere in the run.
+    the run), so a name that matches runs to the run's trailing stops and spaces; it ends in a
+    letter or in one stop, never in a space. A shape whose tail matches at none of these places
+    cannot match anywhere in the run.
     """
     end = run.end()
     while end > run.start() and (text[end - 1] == "." or text[end - 1].isspace()):
         end -= 1
-    return range(end, run.end() + 1)
+    return (end, end + 1) if text[end : end + 1] == "." else (end,)
 
 
 def _accept(m: re.Match[str]) -> JournalRef | None:

@@ -438,7 +438,8 @@ def parse_reference(raw: str) -> ParsedReference:
         ref.title_problem = "artefact"
         return ref
     body = _strip_identifiers(text, ref.identifiers)
-    body = _LABEL_PREFIX.sub("", body)
+    if body[:1].islower():  # cheap pre-check: the label starts with a lowercase letter
+        body = _LABEL_PREFIX.sub("", body)
     if body[:1] in "[(0123456789":
         body = _NUMBER_LABEL.sub("", body)  # "[13 ]B. Buyens", "26-Vellin J-F", "12. Smith J"
     if "( " in body or " )" in body or ",," in body:
