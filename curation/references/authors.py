@@ -91,13 +91,24 @@ def _name_words_ok(words: list[str]) -> bool:
     return True
 
 
+def _has_org_word(piece: str, words: list[str]) -> bool:
+    if "." not in piece:  # nothing to strip from the words: one lower() and split() will do
+        return not ORG_WORDS.isdisjoint(piece.lower().split())
+    return not ORG_WORDS.isdisjoint(w.lower().strip(".") for w in words)
+
+
+def _without_trailing_paren(block: str) -> str:
+    # Cheap pre-check: _TRAILING_PAREN tries every position, and most blocks end in a name.
+    return _TRAILING_PAREN.sub("", block) if block.rstrip().endswith(")") else block
+
+
 def _direct(piece: str) -> Author | None:
     if "." in piece:
         piece = _GLUED_INITIAL.sub(". ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
     words = piece.split()
     if not _name_words_ok(words):
         return None
-    if len(words) > 1 and not ORG_WORDS.isdisjoint(w.lower().strip(".") for w in words):
+    if len(words) > 1 and _has_org_word(piece, words):
         return Author(piece, piece)
     end = len(words)
     # "Yang F", "Bryan G. L.": surname first, initials after it.
@@ -188,13 +199,13 @@ def take_author_prefix(text: str) -> tuple[list[Author], str] | None:
         signed = next(
             (p.match(rest) for p in (INITIALS_FIRST_LIST, INVERTED_LIST) if p.match(rest)), None
         )
-        if signed and (names := parse_author_block(_TRAILING_PAREN.sub("", signed[0]))):
+        if signed and (names := parse_author_block(_without_trailing_paren(signed[0]))):
             return [Author(name, name), *names], rest[signed.end() :].lstrip(" ,.:;")
         return [Author(name, name)], rest
     for pattern in (INVERTED_LIST, INITIALS_FIRST_LIST, SURNAME_FIRST_LIST):
         m = pattern.match(text)
         if m:
-            authors = parse_author_block(_TRAILING_PAREN.sub("", m[0]))
+            authors = parse_author_block(_without_trailing_paren(m[0]))
             if authors:
                 return authors, text[m.end() :].lstrip(" ,.:;")
     return None

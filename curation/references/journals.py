@@ -159,7 +159,8 @@ def _accept(m: re.Match[str]) -> JournalRef | None:
             return None  # a name after a bare space must open with a journal abbreviation
     # "…Large Clusters. Commun. ACM 51": a full word before a stop ends a sentence, so the
     # name starts after it; abbreviations ("Phys.", "Commun.", "J.") continue the name.
-    for w in _DOTTED.finditer(name, 0, len(name) - 1):
+    dotted = _DOTTED.finditer(name, 0, len(name) - 1) if "." in name[:-1] else ()
+    for w in dotted:
         word = w[1]
         lower = word.lower()
         if not (lower in ABBREVIATIONS or len(word) <= 4 and not is_word(lower) or word.isupper()):

@@ -445,7 +445,7 @@ def parse_reference(raw: str) -> ParsedReference:
     if "( " in body or " )" in body or ",," in body:
         body = _respace(body)
     lowered_head = body[:80].lower()
-    if (
+    if ":" in body and (
         "issue" in lowered_head
         or "pull" in lowered_head
         or "pr" in lowered_head
