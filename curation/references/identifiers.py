@@ -48,6 +48,9 @@ _NEW_WITH_CATEGORY = re.compile(
 _OLD = re.compile(
     r"(?<![\w.-])([a-z]+(?:-[a-z]+)?)(?:\.[A-Za-z]{2}(?:-[a-z]{2})?)?/(\d{7})(v\d+)?(?![\d])"
 )
+# What _ARCHIVE_NEW and _OLD both need ("astro-ph/0710…", "cs.LG/1301…"), in a scan that jumps
+# from one "/" to the next: most slashes are in URLs and DOIs.
+_LETTER_SLASH_DIGIT = re.compile(r"/(?<=[A-Za-z]/)\d")
 _DOI = re.compile(r"(?<![\w.\-])10\.\d{4,9}(?:/|%2F)[^\s\"<>]*", re.IGNORECASE)
 _GITHUB = re.compile(
     r"github\.com/([\w.-]+)/([\w.-]+)/(issues|pull|pulls|commit|commits)/([0-9a-f]{7,40}|\d+)",
@@ -288,7 +291,7 @@ def extract_identifiers(text: str) -> Identifiers:
     # No context word: trusted only when valid and not from the future, never reported.
     if end and new_style_problem(end[1], end[2]) is None and int(end[1][:2]) <= _THIS_YEAR % 100:
         add_new(end)
-    if "/" in text:
+    if "/" in text and _LETTER_SLASH_DIGIT.search(text):
         for m in _ARCHIVE_NEW.finditer(text):
             archive = m[1].lower()
             if archive in OLD_ARCHIVES or archive in _NEW_ARCHIVES:

@@ -254,17 +254,16 @@ def _strip_identifiers(text: str, ids: Identifiers) -> str:
 
 
 def find_year(text: str) -> int | None:
-    """Return the publication year: in parentheses first, else the last plausible one."""
+    """Return the publication year: in parentheses first, else the first plausible one."""
     for m in _PAREN_YEAR.finditer(text):
         if int(m[1]) <= _MAX_YEAR:
             return int(m[1])
-    candidates = [
-        int(m[1])
-        for m in _YEAR.finditer(text)
-        if int(m[1]) <= _MAX_YEAR
-        and not _VOLUME_BEFORE.search(text, max(0, m.start() - 8), m.start())
-    ]
-    return candidates[0] if candidates else None
+    for m in _YEAR.finditer(text):
+        if int(m[1]) <= _MAX_YEAR and not _VOLUME_BEFORE.search(
+            text, max(0, m.start() - 8), m.start()
+        ):
+            return int(m[1])
+    return None
 
 
 def _implied_year(body: str, ids: Identifiers) -> int | None:
