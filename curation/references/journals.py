@@ -53,19 +53,23 @@ _TAILS = (
 _NEEDS = ("(", "(", "(", ":", ";", ":", " ", ",")
 
 
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    need: str
-    pattern: re.Pattern[str]  # lead, name and tail: the match
-    tail: re.Pattern[str]  # the tail alone: a cheap test of whether the pattern can match
+_PATTERNS = [re.compile(f"(?:{_LEAD}|{_SPACE_LEAD}){_NAME}{tail}") for tail in _TAILS]
 
 
-_SHAPES = [
-    _Shape(need, re.compile(f"(?:{_LEAD}|{_SPACE_LEAD}){_NAME}{tail}"), re.compile(tail))
-    for need, tail in zip(_NEEDS, _TAILS, strict=True)
+_GROUP_NAME = re.compile(r"\(\?P<\w+>")
+
+
+def _marked(index: int) -> str:
+    # The tail with its group names dropped (they repeat across tails), in a group naming it.
+    return f"(?P<t{index}>{_GROUP_NAME.sub('(?:', _TAILS[index])})"
+
+
+# _TAILS_FROM[k] matches where one of the tails k, k+1, … does and names the first of them (an
+# alternation takes its first alternative that matches): the shapes whose tail matches at a
+# place take one match each to find, plus one, instead of one per shape.
+_TAILS_FROM = [
+    re.compile("|".join(_marked(i) for i in range(k, len(_TAILS)))) for k in range(len(_TAILS))
 ]
-# Any shape's tail, in one scan (group names dropped, as they repeat): most runs fail it.
-_ANY_TAIL = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", tail) for tail in _TAILS))
 # What a journal name is made of: its words, their stops and hyphens, and the spaces between
 # them ("ü" is in "für", one of the linking words). Every shape follows the name with at most a
 # comma and spaces before a number, so a name lies in a run of these characters that a number
@@ -104,11 +108,11 @@ def find_journal_ref(text: str) -> JournalRef | None:
         return None
     # Every shape has a volume followed by a page or year; names are far shorter than this window.
     pos = max(0, anchor.start() - _MAX_NAME)
-    shapes = [shape for shape in _SHAPES if shape.need in text]
+    shapes = [i for i, need in enumerate(_NEEDS) if need in text]
     # Earliest match wins; on a tie the earlier (more specific) shape does. Each pattern is tried
     # where a name can start, in order, as its finditer would meet them: a rejected match hides
     # the starts inside it from that pattern (finditer's matches never overlap).
-    free = [pos] * len(shapes)
+    free = dict.fromkeys(shapes, pos)
     for run in _NAME_RUN.finditer(text):
         if run.end() <= pos:
             continue
@@ -116,18 +120,14 @@ def find_journal_ref(text: str) -> JournalRef | None:
         first = next(starts, None)
         if first is None:
             continue
-        ends = [q for q in _name_ends(text, run) if _ANY_TAIL.match(text, q)]
-        if not ends:
-            continue
-        viable = [
-            i for i, shape in enumerate(shapes) if any(shape.tail.match(text, q) for q in ends)
-        ]
-        for capital in itertools.chain((first,), starts):
+        tails = _tails_at(text, _name_ends(text, run))
+        viable = [i for i in shapes if i in tails]
+        for capital in itertools.chain((first,), starts) if viable else ():
             start = capital.start()
             for i in viable:
                 if start < free[i]:
                     continue
-                m = shapes[i].pattern.match(text, start)
+                m = _PATTERNS[i].match(text, start)
                 if m is None:
                     continue
                 free[i] = m.end()
@@ -135,6 +135,18 @@ def find_journal_ref(text: str) -> JournalRef | None:
                 if found:
                     return found
     return None
+
+
+def _tails_at(text: str, ends: tuple[int, ...]) -> set[int]:
+    """Return the shapes whose tail matches at one of these places."""
+    found: set[int] = set()
+    for q in ends:
+        first = 0
+        while first < len(_TAILS) and (m := _TAILS_FROM[first].match(text, q)):
+            shape = int(m.lastgroup[1:])  # type: ignore[index]
+            found.add(shape)
+            first = shape + 1
+    return found
 
 
 def _name_ends(text: str, run: re.Match[str]) -> tuple[int, ...]:

@@ -267,7 +267,10 @@ def _unglue_token(token: str) -> str:
 
 
 def _is_glued_candidate(run: str) -> bool:
-    return len(run) >= 16 or "_" in run or _LOWER_UPPER.search(run) is not None
+    # A run with no capital after its first letter has no camelCase: no scan needed.
+    if len(run) >= 16 or "_" in run:
+        return True
+    return not run[1:].islower() and _LOWER_UPPER.search(run) is not None
 
 
 def _fix_glued_words(text: str, repairs: list[Repair]) -> str:
