@@ -72,7 +72,7 @@ class Author:
 
 
 def _is_initials(piece: str) -> bool:
-    return bool(_INITIALS_ONLY.match(piece)) and len(piece) <= 12
+    return len(piece) <= 12 and _INITIALS_ONLY.match(piece) is not None
 
 
 def _name_words_ok(words: list[str]) -> bool:

@@ -402,9 +402,10 @@ def _kind(ref: ParsedReference, lowered: str) -> str:
     ids = ref.identifiers
     if ids.github or "github.com" in lowered or "(version" in lowered:
         return "software"
-    found = set()
+    found: set[str | None] = set()
     if any(hint in lowered for hint in _KIND_HINTS):  # substring tests are far cheaper than a scan
-        found = {k for m in _KIND_WORDS.finditer(lowered) for k, v in m.groupdict().items() if v}
+        # Each match is one of the four named alternatives, so its last group names the kind.
+        found = {m.lastgroup for m in _KIND_WORDS.finditer(lowered)}
     if "thesis" in found:
         return "thesis"
     if "report" in found:

@@ -29,7 +29,6 @@ def split_sentences(text: str, initials: bool = True) -> list[str]:
     segments: list[str] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
-        following = text[m.end() : m.end() + 1]
         if text[m.start()] == ".":
             # Only a short window before the stop: searching from `start` would be quadratic.
             word_m = _LAST_WORD.search(text[max(start, m.start() - 40) : m.start()])
@@ -38,7 +37,7 @@ def split_sentences(text: str, initials: bool = True) -> list[str]:
                 continue
             if word.lower() in ABBREVIATIONS:
                 continue
-            if "." in word or following.islower():
+            if "." in word or text[m.end() : m.end() + 1].islower():
                 continue
         segment = text[start : m.start() + 1].strip()
         if segment:
