@@ -431,8 +431,14 @@ def parse_reference(raw: str) -> ParsedReference:
             f"reference is {len(raw):,} characters; parsed the first {MAX_PARSE_CHARS:,}"
         )
     text, repairs = repair_reference(head)
-    ref = ParsedReference(raw=raw, text=text, kind="unknown", repairs=repairs, warnings=warnings)
-    ref.identifiers = extract_identifiers(text)
+    ref = ParsedReference(
+        raw=raw,
+        text=text,
+        kind="unknown",
+        identifiers=extract_identifiers(text),
+        repairs=repairs,
+        warnings=warnings,
+    )
     ref.url = ref.identifiers.urls[0] if ref.identifiers.urls else None
     if is_artefact(head):
         ref.title_problem = "artefact"

@@ -297,7 +297,8 @@ def repair_reference(raw: str) -> tuple[str, list[Repair]]:
     """Return the repaired text of one reference and the repairs made, in order."""
     repairs: list[Repair] = []
     text = raw
-    if CONTROL_CHARS.search(text):
+    # Cheap pre-check: printable text holds no control characters (most references).
+    if not text.isprintable() and CONTROL_CHARS.search(text):
         cleaned = CONTROL_CHARS.sub(" ", text)
         found = sorted(set(CONTROL_CHARS.findall(text)))
         repairs.append(Repair("control_characters", "".join(found), " "))
