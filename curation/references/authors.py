@@ -40,14 +40,19 @@ ORG_WORDS = frozenset(
     "corporation company university ai".split()
 )
 _PARTICLE_RE = re.compile(_PARTICLE)
-_GLUED_INITIAL = re.compile(rf"(?<=[{_U}]\.)(?=[{_U}][a-z])")
+# The stop after a capital initial glued to a capitalised word: ". " undoes it. Stop first, so
+# the scan jumps from one "." to the next.
+_GLUED_INITIAL = re.compile(rf"\.(?<=[{_U}]\.)(?=[{_U}][a-z])")
 DIGIT = re.compile(r"\d")
 _EDITOR_ETAL = re.compile(r"\((?:[Ee]ds?|[Hh]rsg)\.?\)|\bet\s*al\.?|,?\s*and others\b")
 _AND = re.compile(r"\s*(?:&|\band\b|…|\.\.\.)\s*")
 _PIECES = re.compile(r",|\band\b|&")
 _TRAILING_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 # Title words that never occur in an author list; one of them rules a name list out quickly.
-_TITLE_WORD = re.compile(r"\b(?:of|the|for|with|in|on|to|a|an|using|via|from|by|is|are|towards?)\b")
+# Each word is matched first and its leading word boundary checked behind it ("of(?<!\wof)" is
+# "\bof"): a pattern that opens with literals lets the scan jump between candidate letters.
+_TITLE_WORDS = "of the for with in on to a an using via from by is are toward towards".split()
+_TITLE_WORD = re.compile("(?:" + "|".join(rf"{w}(?<!\w{w})" for w in _TITLE_WORDS) + r")\b")
 _NOT_NAME = frozenset(
     "a an and the of for in on to with using via from by at is are as or toward towards into "
     "about over under".split()
@@ -67,7 +72,7 @@ class Author:
 
 
 def _is_initials(piece: str) -> bool:
-    return bool(_INITIALS_ONLY.match(piece)) and len(piece) <= 12
+    return len(piece) <= 12 and _INITIALS_ONLY.match(piece) is not None
 
 
 def _name_words_ok(words: list[str]) -> bool:
@@ -78,20 +83,32 @@ def _name_words_ok(words: list[str]) -> bool:
             return False
         if w.endswith(".") and len(w) > 4 and "." not in w[:-1]:
             return False  # "Transformer." ends a sentence; initials and "Jr." are short
-        caseless = w[:1].isalpha() and not w[:1].islower() and not w[:1].isupper()
-        if not (w[:1].isupper() or caseless or _PARTICLE_RE.fullmatch(w) or w[:2] in ("'t", "’t")):
+        first = w[:1]
+        if first.isupper() or first.isalpha() and not first.islower():  # capital, or caseless
+            continue
+        if not (_PARTICLE_RE.fullmatch(w) or w[:2] in ("'t", "’t")):
             return False
     return True
 
 
+def _has_org_word(piece: str, words: list[str]) -> bool:
+    if "." not in piece:  # nothing to strip from the words: one lower() and split() will do
+        return not ORG_WORDS.isdisjoint(piece.lower().split())
+    return not ORG_WORDS.isdisjoint(w.lower().strip(".") for w in words)
+
+
+def _without_trailing_paren(block: str) -> str:
+    # Cheap pre-check: _TRAILING_PAREN tries every position, and most blocks end in a name.
+    return _TRAILING_PAREN.sub("", block) if block.rstrip().endswith(")") else block
+
+
 def _direct(piece: str) -> Author | None:
     if "." in piece:
-        piece = _GLUED_INITIAL.sub(" ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
+        piece = _GLUED_INITIAL.sub(". ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
     words = piece.split()
     if not _name_words_ok(words):
         return None
-    lowered = {w.lower().strip(".") for w in words}
-    if len(words) > 1 and lowered & ORG_WORDS:
+    if len(words) > 1 and _has_org_word(piece, words):
         return Author(piece, piece)
     end = len(words)
     # "Yang F", "Bryan G. L.": surname first, initials after it.
@@ -115,7 +132,7 @@ def parse_author_block(block: str) -> list[Author] | None:
     if "&" in block or "and" in block or "…" in block or "..." in block:
         block = _AND.sub(",", block)
     block = block.strip(" ,.;")
-    pieces = [p.strip() for p in block.split(",") if p.strip()]
+    pieces = [stripped for p in block.split(",") if (stripped := p.strip())]
     if not pieces:
         return None
     if len(pieces) >= 2 and _is_initials(pieces[1]) and not _is_initials(pieces[0]):
@@ -129,10 +146,13 @@ def parse_author_block(block: str) -> list[Author] | None:
             authors.append(Author(f"{surname}, {given}".strip(", "), surname))
             i += 2 if given else 1
         return authors
-    result = [_direct(p) for p in pieces]
-    if any(a is None for a in result):
-        return None
-    return [a for a in result if a is not None]
+    authors = []
+    for piece in pieces:  # the first piece that is no name settles it: stop there
+        author = _direct(piece)
+        if author is None:
+            return None
+        authors.append(author)
+    return authors
 
 
 def looks_like_name_list(block: str) -> bool:
@@ -179,13 +199,13 @@ def take_author_prefix(text: str) -> tuple[list[Author], str] | None:
         signed = next(
             (p.match(rest) for p in (INITIALS_FIRST_LIST, INVERTED_LIST) if p.match(rest)), None
         )
-        if signed and (names := parse_author_block(_TRAILING_PAREN.sub("", signed[0]))):
+        if signed and (names := parse_author_block(_without_trailing_paren(signed[0]))):
             return [Author(name, name), *names], rest[signed.end() :].lstrip(" ,.:;")
         return [Author(name, name)], rest
     for pattern in (INVERTED_LIST, INITIALS_FIRST_LIST, SURNAME_FIRST_LIST):
         m = pattern.match(text)
         if m:
-            authors = parse_author_block(_TRAILING_PAREN.sub("", m[0]))
+            authors = parse_author_block(_without_trailing_paren(m[0]))
             if authors:
                 return authors, text[m.end() :].lstrip(" ,.:;")
     return None

@@ -48,6 +48,9 @@ _NEW_WITH_CATEGORY = re.compile(
 _OLD = re.compile(
     r"(?<![\w.-])([a-z]+(?:-[a-z]+)?)(?:\.[A-Za-z]{2}(?:-[a-z]{2})?)?/(\d{7})(v\d+)?(?![\d])"
 )
+# What _ARCHIVE_NEW and _OLD both need ("astro-ph/0710…", "cs.LG/1301…"), in a scan that jumps
+# from one "/" to the next: most slashes are in URLs and DOIs.
+_LETTER_SLASH_DIGIT = re.compile(r"/(?<=[A-Za-z]/)\d")
 _DOI = re.compile(r"(?<![\w.\-])10\.\d{4,9}(?:/|%2F)[^\s\"<>]*", re.IGNORECASE)
 _GITHUB = re.compile(
     r"github\.com/([\w.-]+)/([\w.-]+)/(issues|pull|pulls|commit|commits)/([0-9a-f]{7,40}|\d+)",
@@ -288,7 +291,7 @@ def extract_identifiers(text: str) -> Identifiers:
     # No context word: trusted only when valid and not from the future, never reported.
     if end and new_style_problem(end[1], end[2]) is None and int(end[1][:2]) <= _THIS_YEAR % 100:
         add_new(end)
-    if "/" in text:
+    if "/" in text and _LETTER_SLASH_DIGIT.search(text):
         for m in _ARCHIVE_NEW.finditer(text):
             archive = m[1].lower()
             if archive in OLD_ARCHIVES or archive in _NEW_ARCHIVES:
@@ -309,8 +312,8 @@ def extract_identifiers(text: str) -> Identifiers:
                 malformed.append(Malformed("doi", m[0], "DOI has no suffix after the prefix"))
                 continue
             dois.setdefault(doi, Doi(doi))
-            am = re.fullmatch(r"10\.48550/arxiv\.(.+)", doi)
-            if am and (aid2 := parse_arxiv(am[1])):
+            arxiv_part = arxiv_id_from_doi(doi)
+            if arxiv_part and (aid2 := parse_arxiv(arxiv_part)):
                 arxiv.setdefault(aid2.id, aid2)
     urls: list[str] = []
     if "://" in text or "www." in lowered:

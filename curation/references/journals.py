@@ -11,6 +11,7 @@ matcher's business).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -29,30 +30,55 @@ _YEAR = r"(?P<year>(?:1[6-9]|20)\d\d)"
 # After a title with no punctuation before the journal ("…theories Nucl. Phys. B 514 523"), a
 # name may start at a space when its first word is an abbreviation.
 _SPACE_LEAD = r"(?:(?<=\s)(?=[A-Z][a-z]{1,8}\.\s*[A-Z]))"  # first word checked in _accept
-_SHAPES = (
+# What follows the name in each shape, from the volume (or year) to the page.
+_TAILS = (
     # Commun. ACM 51, 1 (Jan. 2008), 107–113: volume, issue, date, pages
-    rf"{_NAME}\s*{_VOL}\s*,\s*\d+\s*,?\s*(?:Article\s+\d+\s*)?\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
+    rf"\s*{_VOL}\s*,\s*\d+\s*,?\s*(?:Article\s+\d+\s*)?\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
     # Phys. Rev. D 65, 094516 (2002) / Adv. Theor. Math. Phys. 2, 231 (1998)
-    rf"{_NAME},?\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
+    rf",?\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
     # Nucl. Phys. B 393 (1993) 377 / Trans. Amer. Math. Soc. 360 (2008), no. 6, 2849-2866
-    rf"{_NAME},?\s*{_VOL}\s*,?\s*\(\s*{_YEAR}\s*\)\s*,?\s*(?:no\.\s*\d+\s*,\s*)?{_PAGE}",
+    rf",?\s*{_VOL}\s*,?\s*\(\s*{_YEAR}\s*\)\s*,?\s*(?:no\.\s*\d+\s*,\s*)?{_PAGE}",
     # Nucl. Phys., 1993, A561: 477 (Chinese physics journals)
-    rf"{_NAME},\s*{_YEAR}\s*,\s*[A-Z]?{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    rf",\s*{_YEAR}\s*,\s*[A-Z]?{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
     # Auris Nasus Larynx. 2007; 34(4): 565-567 / Sci Rep. 2019 Jan 3;9:15054
-    rf"{_NAME}\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    rf"\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
     # J. Biochem. 133:651-657 / Science 329(5998):1521
-    rf"{_NAME}\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    rf"\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
     # IOP: "Nucl. Phys. B 514 523-52", "Plasma Sources Sci. Technol. 20 045002"
-    rf"{_NAME}\s+{_VOL}\s+{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
+    rf"\s+{_VOL}\s+{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
     # ApJ, 540, 39 / MNRAS 221, 53 / Nature 440, 315
-    rf"{_NAME},?\s+{_VOL}\s*,\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
+    rf",?\s+{_VOL}\s*,\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
 )
 # A character each shape needs: a cheap test skips the scan on most references.
 _NEEDS = ("(", "(", "(", ":", ";", ":", " ", ",")
-_PATTERNS = [
-    (need, re.compile(f"(?:{_LEAD}|{_SPACE_LEAD})" + p))
-    for need, p in zip(_NEEDS, _SHAPES, strict=True)
+
+
+_PATTERNS = [re.compile(f"(?:{_LEAD}|{_SPACE_LEAD}){_NAME}{tail}") for tail in _TAILS]
+
+
+_GROUP_NAME = re.compile(r"\(\?P<\w+>")
+
+
+def _marked(index: int) -> str:
+    # The tail with its group names dropped (they repeat across tails), in a group naming it.
+    return f"(?P<t{index}>{_GROUP_NAME.sub('(?:', _TAILS[index])})"
+
+
+# _TAILS_FROM[k] matches where one of the tails k, k+1, … does and names the first of them (an
+# alternation takes its first alternative that matches): the shapes whose tail matches at a
+# place take one match each to find, plus one, instead of one per shape.
+_TAILS_FROM = [
+    re.compile("|".join(_marked(i) for i in range(k, len(_TAILS)))) for k in range(len(_TAILS))
 ]
+# What a journal name is made of: its words, their stops and hyphens, and the spaces between
+# them ("ü" is in "für", one of the linking words). Every shape follows the name with at most a
+# comma and spaces before a number, so a name lies in a run of these characters that a number
+# follows: scanning once for those runs is far cheaper than trying the patterns everywhere.
+_NAME_CHARS = r"A-Za-z&'’\-.\sü"
+_NAME_RUN = re.compile(rf"(?<![{_NAME_CHARS}])[{_NAME_CHARS}]++(?=,?\s*\d)")
+# Where a name may start: the first character of _WORD after one of the field leads (_LEAD or
+# _SPACE_LEAD); the patterns themselves check the lead exactly.
+_NAME_START = re.compile(r"(?:^|(?<=[,.;:\])\s]))[A-Z&]")
 _ANCHOR = re.compile(r"\d\s*[,:;(\s]\s*\(?\s*[A-Z]?\d")
 _MAX_NAME = 90
 _GLUED_DOT = re.compile(r"\.(?=[A-Za-z])")
@@ -82,20 +108,59 @@ def find_journal_ref(text: str) -> JournalRef | None:
         return None
     # Every shape has a volume followed by a page or year; names are far shorter than this window.
     pos = max(0, anchor.start() - _MAX_NAME)
-    best: JournalRef | None = None
-    best_at = len(text)
-    # Earliest match wins; on a tie the earlier (more specific) pattern does.
-    for need, pattern in _PATTERNS:
-        if need not in text:
+    shapes = [i for i, need in enumerate(_NEEDS) if need in text]
+    # Earliest match wins; on a tie the earlier (more specific) shape does. Each pattern is tried
+    # where a name can start, in order, as its finditer would meet them: a rejected match hides
+    # the starts inside it from that pattern (finditer's matches never overlap).
+    free = dict.fromkeys(shapes, pos)
+    for run in _NAME_RUN.finditer(text):
+        if run.end() <= pos:
             continue
-        for m in pattern.finditer(text, pos):
-            if m.start() >= best_at:
-                break
-            found = _accept(m)
-            if found:
-                best, best_at = found, m.start()
-                break
-    return best
+        starts = _NAME_START.finditer(text, max(pos, run.start()), run.end())
+        first = next(starts, None)
+        if first is None:
+            continue
+        tails = _tails_at(text, _name_ends(text, run))
+        viable = [i for i in shapes if i in tails]
+        for capital in itertools.chain((first,), starts) if viable else ():
+            start = capital.start()
+            for i in viable:
+                if start < free[i]:
+                    continue
+                m = _PATTERNS[i].match(text, start)
+                if m is None:
+                    continue
+                free[i] = m.end()
+                found = _accept(m)
+                if found:
+                    return found
+    return None
+
+
+def _tails_at(text: str, ends: tuple[int, ...]) -> set[int]:
+    """Return the shapes whose tail matches at one of these places."""
+    found: set[int] = set()
+    for q in ends:
+        first = 0
+        while first < len(_TAILS) and (m := _TAILS_FROM[first].match(text, q)):
+            shape = int(m.lastgroup[1:])  # type: ignore[index]
+            found.add(shape)
+            first = shape + 1
+    return found
+
+
+def _name_ends(text: str, run: re.Match[str]) -> tuple[int, ...]:
+    """Return where a name in this run of name characters may end.
+
+    What follows a name before the number is at most a stop, a comma and spaces (the comma ends
+    the run), so a name that matches runs to the run's trailing stops and spaces; it ends in a
+    letter or in one stop, never in a space. A shape whose tail matches at none of these places
+    cannot match anywhere in the run.
+    """
+    end = run.end()
+    while end > run.start() and (text[end - 1] == "." or text[end - 1].isspace()):
+        end -= 1
+    return (end, end + 1) if text[end : end + 1] == "." else (end,)
 
 
 def _accept(m: re.Match[str]) -> JournalRef | None:
@@ -106,7 +171,8 @@ def _accept(m: re.Match[str]) -> JournalRef | None:
             return None  # a name after a bare space must open with a journal abbreviation
     # "…Large Clusters. Commun. ACM 51": a full word before a stop ends a sentence, so the
     # name starts after it; abbreviations ("Phys.", "Commun.", "J.") continue the name.
-    for w in _DOTTED.finditer(name, 0, len(name) - 1):
+    dotted = _DOTTED.finditer(name, 0, len(name) - 1) if "." in name[:-1] else ()
+    for w in dotted:
         word = w[1]
         lower = word.lower()
         if not (lower in ABBREVIATIONS or len(word) <= 4 and not is_word(lower) or word.isupper()):

@@ -108,12 +108,17 @@ _YEAR = re.compile(r"(?<![\d./\-–])((?:1[6-9]|20)\d\d)[a-z]?(?![\d/]|\s*[-–]
 _PAREN_YEAR = re.compile(r"\(\s*(?:[A-Za-z.]+\s+)?((?:1[6-9]|20)\d\d)[a-z]?\s*[,)]")
 _ACM_YEAR = re.compile(r"^(.{3,}?)\.\s+((?:1[6-9]|20)\d\d)[a-z]?\.\s+")
 _APA_YEAR = re.compile(r"^(.{3,}?)\s*\(((?:1[6-9]|20)\d\d)[a-z]?(?:,[^)]*)?\)\s*[.,:]?\s*")
+# What _ACM_YEAR needs after its names, in a scan that jumps from one stop to the next.
+_ACM_YEAR_HINT = re.compile(r"\.\s+(?:1[6-9]|20)\d\d[a-z]?\.\s")
 _QUOTED = re.compile(
     r"[\"“”](?P<t>[^\"“”]{4,}?)[,.]?[\"”“]"
     # Single quotes (Harvard, Korean styles) and guillemets: only at word boundaries, so the
     # apostrophe of "Google's" never opens a title.
     r"|(?:^|(?<=[\s,(]))['‘«]\s*(?P<s>[^'‘’«»]{8,}?)\s*[,.]?\s*['’»](?=[\s,.;:]|$)"
 )
+# Every _QUOTED match opens with one of these; a match at the start, with its first character.
+_QUOTE_CHAR = re.compile("[\"“”'‘«]")
+_QUOTE_OPENERS = frozenset("\"“”'‘«")
 _LABEL_PREFIX = re.compile(r"^[a-z][a-z0-9]{3,}-(?:\d+|[0-9a-f]{7,40})\s*:\s*")
 _ISSUE_PREFIX = re.compile(
     r"^[\w .\-/]{0,60}?\b(?:issue|pull request|PR|commit)\s*(?:#\s*\d+|[0-9a-f]{7,40})?\s*:\s*",
@@ -126,6 +131,8 @@ _ABBREVIATED_JOURNAL = re.compile(
     r"^(?:[A-Z][a-z]{0,9}\.\s+){1,6}(?:[A-Z]\s+)?\d+\s*[,:]\s*[A-Z]?\d+\b"
 )
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+_EDITION = re.compile(r",\s*\d+(?:st|nd|rd|th)\s+(?:ed|edn|edition)\b")
+# Every tail ends in ")" or a digit, holds "(" (", Vol. 3 (…"), or is an edition (_EDITION).
 _TITLE_TAIL = re.compile(
     "(?:"
     + "|".join(
@@ -138,7 +145,7 @@ _TITLE_TAIL = re.compile(
             r"\s*\(Version\s+[\d.]+\)\s*$",
             r"\s*\(\d+(?:st|nd|rd|th)\s+(?:ed|edn|edition)\.?\)\s*$",
             r"\s*\(\d+(?:st|nd|rd|th)\s+Edition\)\s*$",
-            r",\s*\d+(?:st|nd|rd|th)\s+(?:ed|edn|edition)\b.*$",
+            rf"{_EDITION.pattern}.*$",
             r",\s*(?:Vol\.|Volume)\s*\d+\s*(?:\(.*)?$",
             r"\s*\([^()]*(?:Press|Publishers?|Springer|Wiley|Addison|Elsevier|University)[^()]*\)\s*$",
         )
@@ -247,17 +254,16 @@ def _strip_identifiers(text: str, ids: Identifiers) -> str:
 
 
 def find_year(text: str) -> int | None:
-    """Return the publication year: in parentheses first, else the last plausible one."""
+    """Return the publication year: in parentheses first, else the first plausible one."""
     for m in _PAREN_YEAR.finditer(text):
         if int(m[1]) <= _MAX_YEAR:
             return int(m[1])
-    candidates = [
-        int(m[1])
-        for m in _YEAR.finditer(text)
-        if int(m[1]) <= _MAX_YEAR
-        and not _VOLUME_BEFORE.search(text, max(0, m.start() - 8), m.start())
-    ]
-    return candidates[0] if candidates else None
+    for m in _YEAR.finditer(text):
+        if int(m[1]) <= _MAX_YEAR and not _VOLUME_BEFORE.search(
+            text, max(0, m.start() - 8), m.start()
+        ):
+            return int(m[1])
+    return None
 
 
 def _implied_year(body: str, ids: Identifiers) -> int | None:
@@ -270,11 +276,19 @@ def _implied_year(body: str, ids: Identifiers) -> int | None:
     return 2000 + int(new_style[0].id[:2]) if new_style else None
 
 
+def _may_hold_tail(window: str) -> bool:
+    """Return False when no _TITLE_TAIL alternative can match: most titles end in a word."""
+    last = window.rstrip()[-1:]
+    return last == ")" or last.isdigit() or "(" in window or _EDITION.search(window) is not None
+
+
 def _clean_title(title: str) -> str:
     title = title.strip().strip("\"“”'‘’ ")
     for _ in range(3):  # tails stack: "..., Vol. 1 (Cambridge University Press, 1995)"
         # Tails are anchored at the end; scanning only the last 100 characters is much faster.
         cut = max(0, len(title) - 100)
+        if not _may_hold_tail(title[cut:]):
+            break
         tail = _TITLE_TAIL.sub("", title[cut:])
         if len(tail) == len(title) - cut:
             break
@@ -286,13 +300,18 @@ def _clean_title(title: str) -> str:
 
 def _take_authors(body: str) -> tuple[list[Author], str, bool]:
     """Return authors, the rest of the text, and whether a year anchor was consumed."""
-    for anchor in (_ACM_YEAR, _APA_YEAR):
-        m = anchor.match(body)
+    # Cheap pre-checks first: most bodies hold neither year anchor nor any quote.
+    anchors = (
+        (_ACM_YEAR, _ACM_YEAR_HINT.search(body) is not None),
+        (_APA_YEAR, "(1" in body or "(2" in body),
+    )
+    for anchor, possible in anchors:
+        m = anchor.match(body) if possible else None
         if m:
             authors = parse_author_block(m[1])
             if authors:
                 return authors, body[m.end() :], True
-    quoted = _QUOTED.search(body)
+    quoted = _QUOTED.search(body) if _QUOTE_CHAR.search(body) else None
     if quoted and quoted.start() > 0:
         authors = parse_author_block(body[: quoted.start()].rstrip(" ,:"))
         if authors:
@@ -323,7 +342,7 @@ def _comma_authors(body: str) -> tuple[list[Author], str] | None:
 
 
 def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
-    quoted = _QUOTED.match(rest)
+    quoted = _QUOTED.match(rest) if rest[:1] in _QUOTE_OPENERS else None
     if quoted:
         return quoted["t"] or quoted["s"], rest[quoted.end() :].lstrip(" ,.") or None
     if _ABBREVIATED_JOURNAL.match(rest):
@@ -383,9 +402,10 @@ def _kind(ref: ParsedReference, lowered: str) -> str:
     ids = ref.identifiers
     if ids.github or "github.com" in lowered or "(version" in lowered:
         return "software"
-    found = set()
+    found: set[str | None] = set()
     if any(hint in lowered for hint in _KIND_HINTS):  # substring tests are far cheaper than a scan
-        found = {k for m in _KIND_WORDS.finditer(lowered) for k, v in m.groupdict().items() if v}
+        # Each match is one of the four named alternatives, so its last group names the kind.
+        found = {m.lastgroup for m in _KIND_WORDS.finditer(lowered)}
     if "thesis" in found:
         return "thesis"
     if "report" in found:
@@ -411,20 +431,27 @@ def parse_reference(raw: str) -> ParsedReference:
             f"reference is {len(raw):,} characters; parsed the first {MAX_PARSE_CHARS:,}"
         )
     text, repairs = repair_reference(head)
-    ref = ParsedReference(raw=raw, text=text, kind="unknown", repairs=repairs, warnings=warnings)
-    ref.identifiers = extract_identifiers(text)
+    ref = ParsedReference(
+        raw=raw,
+        text=text,
+        kind="unknown",
+        identifiers=extract_identifiers(text),
+        repairs=repairs,
+        warnings=warnings,
+    )
     ref.url = ref.identifiers.urls[0] if ref.identifiers.urls else None
     if is_artefact(head):
         ref.title_problem = "artefact"
         return ref
     body = _strip_identifiers(text, ref.identifiers)
-    body = _LABEL_PREFIX.sub("", body)
+    if body[:1].islower():  # cheap pre-check: the label starts with a lowercase letter
+        body = _LABEL_PREFIX.sub("", body)
     if body[:1] in "[(0123456789":
         body = _NUMBER_LABEL.sub("", body)  # "[13 ]B. Buyens", "26-Vellin J-F", "12. Smith J"
     if "( " in body or " )" in body or ",," in body:
         body = _respace(body)
     lowered_head = body[:80].lower()
-    if (
+    if ":" in body and (
         "issue" in lowered_head
         or "pull" in lowered_head
         or "pr" in lowered_head

@@ -54,6 +54,8 @@ _ARXIV_SPACED = re.compile(
     re.IGNORECASE,
 )
 _BARE_SPACED_ID = re.compile(r"(?<![\w.])(\d{4})(?:\.\s+|\s+\.\s*)(\d{4,5})(v\d+)?(?![\d\-–])")
+# What _BARE_SPACED_ID needs, in a scan that skips to the digits.
+_DIGITS_DOT_GAP = re.compile(r"\d(?:\.\s|\s+\.)")
 # Only closing punctuation and bracketed notes ("[hep-th]", "[INSPIRE]") after it: the id ends
 # the reference, where physics styles put a bare arXiv id.
 _AT_END = re.compile(r"\s*(?:[.,;\])]\s*|\[[\w.\- ]*\]\s*)*$")
@@ -71,18 +73,21 @@ _DOI_SPACED_PART = re.compile(
     r"((?<![\w.])10\.\d{4,9}/[^\s\[\],;]*[\w)])\s+(\.\d[\w.()/-]*|/\w[\w.()/-]*)"
 )
 _HYPHEN_BREAK = re.compile(r"([^\W\d_]+)- ([^\W\d_]+)(-?)")
+# "In" first and its word boundary checked behind it, so the scan jumps between "In"s.
 _GLUED_IN = re.compile(
-    r"\bIn(?=(?:Proceedings|Proc\.|Advances|International|Conference|Symposium|Workshop|"
+    r"In(?<=\bIn)(?=(?:Proceedings|Proc\.|Advances|International|Conference|Symposium|Workshop|"
     r"Journal|Annual|IEEE|ACM|USENIX|\d))"
 )
-_GLUED_COLON = re.compile(r"(?<=[a-z]{2}):(?=[A-Z][a-z])")
-_GLUED_PERIOD = re.compile(r"(?<=[a-z]{3})\.(?=[A-Z][A-Za-z]+(?![\w/.]))")
+# The colon or stop comes first and the lookbehind after it (same matches as "(?<=[a-z]{2}):"),
+# so the scan can jump from one ":" or "." to the next instead of testing every character.
+_GLUED_COLON = re.compile(r":(?<=[a-z]{2}:)(?=[A-Z][a-z])")
+_GLUED_PERIOD = re.compile(r"\.(?<=[a-z]{3}\.)(?=[A-Z][A-Za-z]+(?![\w/.]))")
 _SPACE_BEFORE_COLON = re.compile(r"(?<=\w) +([:,])(?= )")
-# Candidate glued tokens only: camelCase inside, an underscore, or 16+ letters. Ordinary long
-# words ("Proceedings") never match, which keeps this scan cheap.
-_LONG_RUN = re.compile(
-    r"(?<![A-Za-z_])(?=[A-Za-z_]{10})[A-Za-z]*(?:[a-z][A-Z]|_)[A-Za-z_]*|(?<![A-Za-z_])[A-Za-z]{16,}"
-)
+# Candidate glued tokens: whole runs of 10+ letters and underscores (a scan for runs is much
+# cheaper than one that looks for the evidence too); _is_glued_candidate keeps those with
+# camelCase inside, an underscore, or 16+ letters. Ordinary long words ("Proceedings") do not.
+_LETTER_RUN = re.compile(r"[A-Za-z_]{10,}")
+_LOWER_UPPER = re.compile(r"[a-z][A-Z]")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -183,8 +188,8 @@ def _fix_arxiv_spaces(text: str, repairs: list[Repair]) -> str:
         return note(m, f"{lead}{m[3]}.{m[4]}{m[5] or ''}")
 
     text = _ARXIV_SPACED.sub(fix, text) if "rxiv" in text.lower() or "abs/" in text else text
-    if ". " not in text and " ." not in text:
-        return text
+    if not _DIGITS_DOT_GAP.search(text):
+        return text  # cheap pre-check: no "1234. 5678" or "1234 .5678" shape at all
     lowered = text.lower()
     context = "arxiv" in lowered or "corr" in lowered
 
@@ -261,6 +266,13 @@ def _unglue_token(token: str) -> str:
     return "_".join(rebuilt) if evidence else token
 
 
+def _is_glued_candidate(run: str) -> bool:
+    # A run with no capital after its first letter has no camelCase: no scan needed.
+    if len(run) >= 16 or "_" in run:
+        return True
+    return not run[1:].islower() and _LOWER_UPPER.search(run) is not None
+
+
 def _fix_glued_words(text: str, repairs: list[Repair]) -> str:
     note = _record("glued_words", repairs)
     if "In" in text:
@@ -270,8 +282,10 @@ def _fix_glued_words(text: str, repairs: list[Repair]) -> str:
     if "." in text:
         text = _GLUED_PERIOD.sub(lambda m: note(m, ". "), text)
     pieces, last = [], 0
-    for m in _LONG_RUN.finditer(text):
+    for m in _LETTER_RUN.finditer(text):
         token = m[0]
+        if not _is_glued_candidate(token):
+            continue
         new = note(m, _unglue_token(token))
         if new != token:
             pieces.append(text[last : m.start()] + new)
@@ -283,7 +297,8 @@ def repair_reference(raw: str) -> tuple[str, list[Repair]]:
     """Return the repaired text of one reference and the repairs made, in order."""
     repairs: list[Repair] = []
     text = raw
-    if CONTROL_CHARS.search(text):
+    # Cheap pre-check: printable text holds no control characters (most references).
+    if not text.isprintable() and CONTROL_CHARS.search(text):
         cleaned = CONTROL_CHARS.sub(" ", text)
         found = sorted(set(CONTROL_CHARS.findall(text)))
         repairs.append(Repair("control_characters", "".join(found), " "))

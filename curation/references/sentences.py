@@ -14,7 +14,9 @@ ABBREVIATIONS = frozenset(
     neurosci psychol soc econ rep spec sel top ser suppl pt ch sec repr""".split()
 )
 _BOUNDARY = re.compile(r"[.?!][\"”’']?\s+")
-_LAST_WORD = re.compile(r"[\w.'’\-]+$")
+_INITIAL = re.compile(r"[A-Z]\.")
+# Searched in a slice: only a word start is tried, so the search is linear in the window.
+_LAST_WORD = re.compile(r"(?<![\w.'’\-])[\w.'’\-]+$")
 
 
 def split_sentences(text: str, initials: bool = True) -> list[str]:
@@ -27,20 +29,15 @@ def split_sentences(text: str, initials: bool = True) -> list[str]:
     segments: list[str] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
-        following = text[m.end() : m.end() + 1]
         if text[m.start()] == ".":
             # Only a short window before the stop: searching from `start` would be quadratic.
-            word_m = _LAST_WORD.search(text, max(start, m.start() - 40), m.start())
+            word_m = _LAST_WORD.search(text[max(start, m.start() - 40) : m.start()])
             word = word_m[0] if word_m else ""
-            if (
-                len(word) == 1
-                and word.isupper()
-                and (initials or re.match(r"[A-Z]\.", text[m.end() : m.end() + 2]))
-            ):
+            if len(word) == 1 and word.isupper() and (initials or _INITIAL.match(text, m.end())):
                 continue
             if word.lower() in ABBREVIATIONS:
                 continue
-            if "." in word or following.islower():
+            if "." in word or text[m.end() : m.end() + 1].islower():
                 continue
         segment = text[start : m.start() + 1].strip()
         if segment:

@@ -41,28 +41,34 @@ def is_word(word: str) -> bool:
     return word in _RANK
 
 
-def _cost(word: str) -> float:
-    rank = _RANK.get(word)
-    if rank is not None:
-        return math.log(rank + 1) + _LOG_N * 0.25
-    # Unknown pieces are allowed (names, abbreviations) but cost more with length.
-    return 9.0 + 2.5 * len(word)
+# The cost of a known word grows with its rank; unknown pieces are allowed (names,
+# abbreviations) but cost more with length.
+_KNOWN_COST = {word: math.log(rank + 1) + _LOG_N * 0.25 for word, rank in _RANK.items()}
+_UNKNOWN_BASE, _UNKNOWN_PER_CHAR = 9.0, 2.5
 
 
 @lru_cache(maxsize=4096)
 def segment(run: str) -> tuple[str, ...]:
     """Return the cheapest split of a lowercase letter run into words."""
     n = len(run)
-    best: list[tuple[float, int]] = [(0.0, 0)] + [(math.inf, 0)] * n
+    # Cheapest cost of run[:end] and where its last word starts.
+    cost_to = [0.0] + [math.inf] * n
+    word_start = [0] * (n + 1)
+    known, base, per_char = _KNOWN_COST, _UNKNOWN_BASE, _UNKNOWN_PER_CHAR  # locals: hot loop
     for end in range(1, n + 1):
+        best, best_start = math.inf, 0
         for start in range(max(0, end - _MAX_LEN), end):
-            cost = best[start][0] + _cost(run[start:end])
-            if cost < best[end][0]:
-                best[end] = (cost, start)
+            word_cost = known.get(run[start:end])
+            if word_cost is None:
+                word_cost = base + per_char * (end - start)
+            cost = cost_to[start] + word_cost
+            if cost < best:
+                best, best_start = cost, start
+        cost_to[end], word_start[end] = best, best_start
     pieces: list[str] = []
     end = n
     while end > 0:
-        start = best[end][1]
+        start = word_start[end]
         pieces.append(run[start:end])
         end = start
     return tuple(reversed(pieces))
