@@ -11,11 +11,13 @@ see them as they would see Django's.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import Any
 
 from django.db import connection
 from django.db.models import (
+    AutoField,
     BooleanField,
     CharField,
     Field,
@@ -27,60 +29,118 @@ from django.db.models import (
     UUIDField,
 )
 
+# Columns whose Python value is already what the database gets (no conversion to skip).
+_PLAIN = (CharField, TextField, IntegerField, BooleanField, UUIDField)
+
+
+def _embedded(field: Field[Any, Any]) -> bool:
+    """Return whether a JSON column's value travels inside the document as JSON itself.
+
+    Without an encoder of its own, the value encodes exactly as the document does: it is read
+    back as the recordset's jsonb (JSON null is SQL NULL, as Django stores None), instead of
+    being encoded to text first, escaped once more inside the document and parsed twice by
+    PostgreSQL. A field with an encoder keeps that encoder's text.
+    """
+    return isinstance(field, JSONField) and field.encoder is None
+
 
 def _columns(fields: Sequence[Field[Any, Any]]) -> tuple[list[str], str]:
     """Return the quoted column names and the recordset's column definitions."""
     quote = connection.ops.quote_name
     names = [quote(str(f.column)) for f in fields]
-    # JSON columns travel as the text their field's encoder made (exactly what Django sends).
-    types = ["text" if isinstance(f, JSONField) else f.db_type(connection) for f in fields]
+    types = [
+        ("jsonb" if _embedded(f) else "text") if isinstance(f, JSONField) else f.db_type(connection)
+        for f in fields
+    ]
     return names, ", ".join(f"{n} {t}" for n, t in zip(names, types, strict=True))
 
 
-# Columns whose Python value is already what the database gets (no conversion to skip).
-_PLAIN = (CharField, TextField, IntegerField, BooleanField, UUIDField)
-
-
-def _value(field: Field[Any, Any], obj: Model, add: bool) -> Any:
-    value = field.pre_save(obj, add) if add else getattr(obj, field.attname)
+def _reader(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
+    """Return how a row's value of this column is read: decided once per statement (the
+    checks cost more than the reads when done for every row and column)."""
+    if add and type(field).pre_save is not Field.pre_save:  # auto_now_add and the like
+        return lambda obj: _prepared(field, field.pre_save(obj, add))
+    get = attrgetter(field.attname)
+    if _embedded(field):
+        return get
     if isinstance(field, JSONField):
-        return None if value is None else json.dumps(value, cls=field.encoder)
+        encoder = field.encoder
+        return lambda obj: None if (value := get(obj)) is None else json.dumps(value, cls=encoder)
     target = field.target_field if isinstance(field, ForeignKey) else field
-    if value is None or isinstance(target, _PLAIN):
+    if isinstance(target, _PLAIN):
+        return get
+    # A batch's rows mostly share one value of such a column (the batch's `now`): the same
+    # object converts to the same value, so it is converted once.
+    last: list[Any] = [None, None]
+
+    def read(obj: Model) -> Any:
+        value = get(obj)
+        if value is not last[0]:
+            last[:] = value, _prepared(field, value)
+        return last[1]
+
+    return read
+
+
+def _prepared(field: Field[Any, Any], value: Any) -> Any:
+    if value is None or isinstance(field, _PLAIN):
         return value
     return field.get_db_prep_save(value, connection)
 
 
 def _document(fields: Sequence[Field[Any, Any]], rows: Sequence[Model], add: bool) -> str:
+    readers = [(str(f.column), _reader(f, add)) for f in fields]
     # default=str: datetimes, UUIDs and decimals as PostgreSQL reads them back (same instant,
-    # same value); a JSON column's text is already a string.
-    return json.dumps(
-        [{str(f.column): _value(f, obj, add) for f in fields} for obj in rows], default=str
-    )
+    # same value).
+    return json.dumps([{c: read(obj) for c, read in readers} for obj in rows], default=str)
 
 
 def _read(names: list[str], fields: Sequence[Field[Any, Any]]) -> list[str]:
     """Return how each column is read from the recordset (JSON text cast back to jsonb)."""
     return [
-        f"v.{n}::jsonb" if isinstance(f, JSONField) else f"v.{n}"
+        f"v.{n}::jsonb" if isinstance(f, JSONField) and not _embedded(f) else f"v.{n}"
         for n, f in zip(names, fields, strict=True)
     ]
 
 
-def insert_rows(model: type[Model], rows: Sequence[Model]) -> None:
-    """Insert these new rows (every concrete column, primary keys set by the caller)."""
+def insert_rows(
+    model: type[Model],
+    rows: Sequence[Model],
+    *,
+    skip_conflicts: bool = False,
+    returning: Sequence[str] = (),
+) -> list[tuple[Any, ...]]:
+    """Insert these new rows in one statement; return the `returning` columns of those inserted.
+
+    Every concrete column is written; an auto primary key left unset is made by the database
+    (ask for it in `returning`). With `skip_conflicts`, a row that conflicts with one already
+    there (a unique value another transaction wrote meanwhile) is left out: only the rows
+    returned were inserted, and the caller matches them to its objects.
+    """
     if not rows:
-        return
-    fields = list(model._meta.concrete_fields)
+        return []
+    meta = model._meta
+    pk = meta.pk
+    auto_pk = isinstance(pk, AutoField) and rows[0].pk is None
+    fields = [f for f in meta.concrete_fields if not (auto_pk and f is pk)]
+    columns = {f.name: f.column for f in meta.concrete_fields}
     names, definitions = _columns(fields)
+    quote = connection.ops.quote_name
     sql = (
-        f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({', '.join(names)}) "
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(names)}) "
         f"SELECT {', '.join(_read(names, fields))} FROM jsonb_to_recordset(%s::jsonb) AS v({definitions})"
     )
+    if skip_conflicts:
+        sql += " ON CONFLICT DO NOTHING"
+    if returning:
+        sql += " RETURNING " + ", ".join(quote(str(columns[n])) for n in returning)
     with connection.cursor() as cursor:
         cursor.execute(sql, [_document(fields, rows, add=True)])
-    for obj in rows:  # saved, as after Model.save() or bulk_create
-        obj._state.adding, obj._state.db = False, connection.alias
+        found = [tuple(row) for row in cursor.fetchall()] if returning else []
+    if not skip_conflicts and not auto_pk:
+        for obj in rows:  # saved, as after Model.save() or bulk_create
+            obj._state.adding, obj._state.db = False, connection.alias
+    return found
 
 
 def update_rows(model: type[Model], rows: Sequence[Model], names: Sequence[str]) -> None:

@@ -65,8 +65,11 @@ class Candidate:
         return found
 
 
+# The year of the last update only (all a candidate uses of it): an int, not a timestamp that
+# the driver would parse in Python for every candidate row.
 _PAPER_BASE = (
-    "p.id, p.arxiv_id, p.title, p.title_norm, p.title_key, p.year, p.last_updated, "
+    "p.id, p.arxiv_id, p.title, p.title_norm, p.title_key, p.year, "
+    "extract(year FROM p.last_updated)::int AS updated_year, "
     "p.journal_ref, p.first_author, p.authors, p.doi, p.in_catalogue"
 )
 _LOCATOR_COLUMNS = "l.venue_key, l.volume, l.first_page"
@@ -84,7 +87,7 @@ def _paper(row: Sequence[Any]) -> Candidate:
         :12
     ]
     venue_key, volume, first_page = row[12:15]
-    years = {y for y in (year, updated.year if updated else None) if y}
+    years = {y for y in (year, updated) if y}
     years.update(int(y) for y in _YEAR.findall(journal_ref or ""))
     return Candidate(
         source=ResolverSource.LOCAL_ARXIV if in_cat else ResolverSource.PITH,
@@ -236,7 +239,8 @@ def _run_lateral(template: str, params: list[Any]) -> list[list[tuple[int, Candi
     """Run a per-search statement on both catalogues; return (search index, candidate) rows."""
     found = []
     for table, alias, columns, join, extra, build in _TABLES:
-        outer = ", ".join(f"sub.{c.strip().split('.')[-1]}" for c in columns.split(",")) + extra
+        # The subquery's column names: "p.title" is title, "... AS updated_year" updated_year.
+        outer = ", ".join(f"sub.{c.split()[-1].split('.')[-1]}" for c in columns.split(",")) + extra
         sql = template.format(outer=outer, columns=columns, table=table, alias=alias,
                               limit=CANDIDATE_LIMIT, join=join)  # fmt: skip
         found.append([(row[0], build(row[1:])) for row in _select(sql, params)])

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
+from functools import lru_cache
 from itertools import combinations
 
-from curation.references import compact_title, normalize_title
+from curation.references import normalize_title
 
 # Function words and words so common in scholarly titles that they cannot narrow a search.
 _STOP = frozenset(
@@ -29,6 +30,9 @@ def clean_title(title: str) -> str:
     return stripped if len(stripped) >= 3 else title.strip()
 
 
+# One reference's title is normalised by its query, its title search and its string match, and
+# each key needs the normalised form again: remembered (a pure function of the text) instead.
+@lru_cache(maxsize=16_384)
 def title_norm(title: str) -> str:
     """Return the normalised title used in the catalogues."""
     return normalize_title(title)
@@ -36,7 +40,7 @@ def title_norm(title: str) -> str:
 
 def title_key(title: str) -> str:
     """Return the exact-lookup key of a title (normalised, spaces removed, bounded)."""
-    return compact_title(title)[:255]
+    return title_norm(title).replace(" ", "")[:255]  # compact_title, from the remembered form
 
 
 def fold_name(name: str) -> str:

@@ -70,3 +70,26 @@ def test_writes_outside_an_audit_context_are_refused() -> None:
     paper.title = "changed"
     with pytest.raises(Exception, match="(?i)context|audit"):
         update_rows(Paper, [paper], ["title"])
+
+
+def test_insert_with_database_keys_skips_conflicts_and_returns_what_it_inserted() -> None:
+    from curation.models import CitedWork
+
+    with audited(ACTOR, "setup"):
+        CitedWork.objects.create(doi="10.1/taken", title="Already there")
+    with audited(ACTOR, "bulk write"):
+        made = [CitedWork(doi="10.1/taken", title="again"), CitedWork(doi="10.1/new", title=AWKWARD),
+                CitedWork(arxiv_id="2501.00009", title="")]  # fmt: skip
+        found = insert_rows(
+            CitedWork, made, skip_conflicts=True, returning=["id", "doi", "arxiv_id"]
+        )
+    assert {(doi, arxiv) for _, doi, arxiv in found} == {(None, "2501.00009"), ("10.1/new", None)}
+    stored = {w.pk: w for w in CitedWork.objects.all()}
+    for pk, doi, arxiv in found:
+        assert (stored[pk].doi, stored[pk].arxiv_id) == (doi, arxiv)
+        assert stored[pk].created_at is not None
+    assert stored[next(pk for pk, doi, _ in found if doi)].title == AWKWARD
+    assert CitedWork.objects.get(doi="10.1/taken").title == "Already there"
+    events = apps.get_model("curation", "CitedWorkEvent").objects.filter(pgh_label="insert")
+    assert {e.pgh_context.metadata.get("reason") for e in events} == {"setup", "bulk write"}
+    assert events.count() == 3

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
@@ -130,13 +130,21 @@ class _Links:
                 new[("arxiv_id", paper.arxiv_id)] = paper.title
         if not new:
             return
-        CitedWork.objects.bulk_create(
-            [CitedWork(**{kind: value}, title=title) for (kind, value), title in new.items()],
-            ignore_conflicts=True,  # another worker may have created one meanwhile
-        )
+        made = {key: CitedWork(**{key[0]: key[1]}, title=title) for key, title in new.items()}
+        # The database's keys come back with the rows: no second read of what was just written.
+        for pk, doi, arxiv_id in insert_rows(
+            CitedWork, list(made.values()), skip_conflicts=True, returning=["id", "doi", "arxiv_id"]
+        ):
+            work = made.pop(("doi", doi) if doi is not None else ("arxiv_id", arxiv_id))
+            work.pk, work._state.adding, work._state.db = pk, False, connection.alias
+            if doi is not None:
+                self.by_doi[doi] = work
+            else:
+                self.by_arxiv[arxiv_id] = work
+        # Left out on a conflict: another worker created those meanwhile; read theirs.
         self._read_works(
-            {value for kind, value in new if kind == "doi"},
-            {value for kind, value in new if kind == "arxiv_id"},
+            {value for kind, value in made if kind == "doi"},
+            {value for kind, value in made if kind == "arxiv_id"},
         )
 
     def paper(self, verdict: Verdict) -> Paper | None:
