@@ -4,7 +4,9 @@
         python bench/bench_celery_resolve.py --catalogue 100000 --refs 20000 [--kill]
 
 A database `bench_celery_<catalogue>` is created (kept between runs: the generated arXiv
-snapshot of bench_catalogue.py is imported once). For each worker layout — 1 worker x 1 process,
+snapshot of bench_catalogue.py is imported once). Each layout starts from the catalogue alone:
+what earlier runs wrote (observations, resolutions, works, notices, history) is emptied first,
+so every run measures the same database (--keep-runs keeps it). For each worker layout — 1 worker x 1 process,
 1 worker x 2 processes, 2 workers x 2 processes — the script makes 20,000 new observations
 (mixed references as in bench_resolve.py: 40% with an arXiv id, 40% title only, 20% absent
 titles and author fragments), starts the workers, warms them with a small run, then times the
@@ -147,6 +149,27 @@ _WRITTEN_TABLES = ("curation_observation", "curation_resolution", "curation_stan
                    "curation_citedwork", "record_recordversion")  # fmt: skip
 
 
+# What runs leave behind. Each layout starts from the same state, the issue's "3M catalogue and
+# 20,000 observations": without this, every run adds 20,400 observations, their resolutions,
+# works, notices and history to the kept database, and later runs measure a bigger one.
+_RUN_TABLES = ("curation_observationevent", "curation_resolutionevent",
+               "curation_standingnoticeevent", "curation_citedworkevent", "curation_observation",
+               "curation_resolution", "curation_standingnotice", "curation_citedwork",
+               "record_recordversion", "resolution_resolutionchunk", "resolution_resolutionrun",
+               "resolution_pinneddisagreement", "notices_sourcereceipt", "notices_noticeevent",
+               "notices_noticereview", "pghistory_context")  # fmt: skip
+
+
+def forget_earlier_runs() -> None:
+    """Empty what earlier runs wrote (the bench database's catalogue stays)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        # The runs' citing papers stay: a few rows among the catalogue's millions.
+        cursor.execute(f"TRUNCATE {', '.join(_RUN_TABLES)}")
+    analyze_written_tables()
+
+
 def analyze_written_tables() -> None:
     """ANALYZE what the bench wrote, as autovacuum would have by now in production."""
     from django.db import connection
@@ -210,6 +233,9 @@ def main() -> None:
     parser.add_argument("--layouts", default="1x1,1x2,2x2")
     parser.add_argument("--kill", action="store_true", help="also the run with one kill -9")
     parser.add_argument("--visibility", type=int, default=30)
+    parser.add_argument("--keep-runs", action="store_true",
+                        help="keep earlier runs' observations, works and history (a bigger "
+                             "database each run) instead of starting from the catalogue")  # fmt: skip
     args = parser.parse_args()
     # Stopped from outside (timeout, ^C): still stop the workers it started (finally blocks).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
@@ -253,6 +279,8 @@ def main() -> None:
     tag = f"{int(time.time()) % 100000:05d}"
     for layout in filter(None, args.layouts.split(",")):
         count, concurrency = LAYOUTS[layout]
+        if not args.keep_runs:
+            forget_earlier_runs()
         workers = [worker_start(env, f"bench{i}", concurrency) for i in range(count)]
         try:
             warm = f"9{tag[1:]}.{layout[0]}{layout[2]}001"
@@ -284,6 +312,8 @@ def kill_run(env: dict[str, str], sample: list[Any], rng: random.Random, tag: st
 
     env = {**env, "CELERY_VISIBILITY_TIMEOUT": str(args.visibility)}
     citing = f"8{tag[1:]}.00000"
+    if not args.keep_runs:
+        forget_earlier_runs()
     observations_make(make_refs(sample, "mixed", rng), citing)
     workers = [worker_start(env, "doomed", 2)]
     killed: list[float] = []
