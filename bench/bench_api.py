@@ -5,7 +5,7 @@ Usage: python bench/bench_api.py [--seconds 10] [--connections 8] [--redis-url U
 
 It creates a throwaway database next to the configured one (DATABASE_URL, else the embedded
 PostgreSQL), stores a record with 100 outbound and 100 inbound references, starts the
-Procfile's web line (granian, 2 workers x 4 threads, keep-alive) on 127.0.0.1 (throttling off,
+Procfile's web line (granian, 2 processes of 1 Python thread, keep-alive) on 127.0.0.1 (throttling off,
 DEBUG off), and measures: the record endpoint, a 50-row observation list, and 304 answers to If-None-Match. The load generator is wrk when
 installed (`apt-get install -y wrk`), else a Python client with threads. Nothing leaves loopback;
 every run is bounded by --seconds per endpoint. The load average is printed before and after, as

@@ -265,9 +265,13 @@ def main() -> None:
     rng = random.Random(11)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE curation_paper")
+        # The same papers every time (not random()): which references a run gets changes its
+        # cost per reference, so runs of one layout, or of two revisions, are only comparable
+        # on the same sample. The runs' own citing papers are left out.
         cursor.execute(
             "SELECT arxiv_id, title, first_author, year FROM curation_paper "
-            "WHERE arxiv_id LIKE '%%.%%' ORDER BY random() LIMIT %s", [args.refs]
+            "WHERE arxiv_id LIKE '%%.%%' AND title <> 'Citing' "
+            "ORDER BY md5(arxiv_id) LIMIT %s", [args.refs]
         )  # fmt: skip
         sample: list[Any] = cursor.fetchall()
     s = connection.settings_dict
