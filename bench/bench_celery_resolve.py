@@ -34,6 +34,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+
+from proc_cpu import process_cpu, tree_cpu  # noqa: E402  (bench/ is on the path from here)
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 os.environ["CITEREC_OFFLINE"] = "1"
 
@@ -65,23 +68,6 @@ def worker_kill(worker: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> N
         worker.wait()
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """Return the CPU time (user + system) used so far by these processes and their children."""
-    total = 0.0
-    for pid in pids:
-        try:
-            found = [pid, *map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
-            total += sum(_process_cpu(each) for each in found)
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
-
-
-def _process_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def backend_cpu(database: str) -> dict[int, float]:
     """Return the CPU time used so far by each PostgreSQL backend connected to `database`
     (other than this script's own connection); the server runs on this machine."""
@@ -97,7 +83,7 @@ def backend_cpu(database: str) -> dict[int, float]:
     found = {}
     for pid in pids:
         try:
-            found[pid] = _process_cpu(pid)
+            found[pid] = process_cpu(pid)
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
     return found
@@ -295,9 +281,9 @@ def main() -> None:
             # CPU spent by the workers and by their PostgreSQL backends: the cost per reference,
             # which other load on the cores changes much less than refs/s.
             pids = [w.pid for w in workers]
-            before, backends = cpu_seconds(pids), BackendCpu(name)
+            before, backends = tree_cpu(pids), BackendCpu(name)
             run, elapsed = run_timed(citing, args.chunk_size, backends.read)
-            used, pg_used = cpu_seconds(pids) - before, backends.used()
+            used, pg_used = tree_cpu(pids) - before, backends.used()
         finally:
             for worker in workers:
                 worker_kill(worker)
