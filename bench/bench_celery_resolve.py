@@ -267,16 +267,16 @@ def main() -> None:
     print(f"catalogue {args.catalogue:,} papers, {args.refs:,} references per run "
           f"(mixed), chunks of {args.chunk_size}", flush=True)  # fmt: skip
     tag = f"{int(time.time()) % 100000:05d}"
-    for layout in filter(None, args.layouts.split(",")):
+    for n, layout in enumerate(filter(None, args.layouts.split(","))):
         count, concurrency = LAYOUTS[layout]
         if not args.keep_runs:
             forget_earlier_runs()
         workers = [worker_start(env, f"bench{i}", concurrency) for i in range(count)]
         try:
-            warm = f"9{tag[1:]}.{layout[0]}{layout[2]}001"
+            warm = f"9{tag[1:]}.{n:02d}{layout[0]}{layout[2]}1"  # own ids per run: a layout may repeat
             observations_make(make_refs(sample[: 4 * count * concurrency * 50], "mixed", rng), warm)
             run_timed(warm, 50)  # workers started, resolver loaded in every process
-            citing = f"9{tag[1:]}.{layout[0]}{layout[2]}000"
+            citing = f"9{tag[1:]}.{n:02d}{layout[0]}{layout[2]}0"
             observations_make(make_refs(sample, "mixed", rng), citing)
             # CPU spent by the workers and by their PostgreSQL backends: the cost per reference,
             # which other load on the cores changes much less than refs/s.
