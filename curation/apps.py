@@ -10,6 +10,7 @@ class CurationConfig(AppConfig):
 
     def ready(self) -> None:
         """Keep the staff groups and their permissions in place after every migrate."""
+        from . import lookups  # noqa: F401  (registers field__any)
         from .permissions import ensure_groups
 
         post_migrate.connect(ensure_groups, sender=self, dispatch_uid="curation.ensure_groups")

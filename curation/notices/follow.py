@@ -76,13 +76,13 @@ def notice_values_by_work(work_ids: Collection[int | None]) -> dict[int | None, 
     events: dict[int, list[NoticeEvent]] = defaultdict(list)
     if ids:
         answered = (
-            SourceReceipt.objects.filter(work_id__in=ids, outcome=ReceiptOutcome.ANSWERED)
+            SourceReceipt.objects.filter(work_id__any=ids, outcome=ReceiptOutcome.ANSWERED)
             .order_by("work_id", "source", "-observed_at")
             .distinct("work_id", "source")
         )
         for receipt in answered:
             receipts[receipt.work_id].append(receipt)
-        public = NoticeEvent.objects.filter(work_id__in=ids, still_reported=True, dismissed=False)
+        public = NoticeEvent.objects.filter(work_id__any=ids, still_reported=True, dismissed=False)
         for event in public:
             events[event.work_id].append(event)
     values: dict[int | None, dict[str, Any]] = {
@@ -185,7 +185,7 @@ def standing_notices_follow_links(
     ids = sorted(set(observation_ids))
     locked: list[Observation] = []
     for start in range(0, len(ids), _CHUNK):
-        chunk = Observation.objects.filter(pk__in=ids[start : start + _CHUNK])
+        chunk = Observation.objects.filter(pk__any=ids[start : start + _CHUNK])
         if changed_at is not None:
             chunk = chunk.filter(changed_at=changed_at)
         locked += locked_with_notices(chunk)
@@ -211,7 +211,7 @@ def _refresh_never_asked(work_ids: list[int]) -> None:
     if not wanted:
         return
     known = set(
-        SourceReceipt.objects.filter(work_id__in=sorted(wanted))
+        SourceReceipt.objects.filter(work_id__any=sorted(wanted))
         .values_list("work_id", flat=True)
         .distinct()
     )

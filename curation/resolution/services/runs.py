@@ -152,7 +152,7 @@ def chunk_resolve(*, chunk_id: int, actor: Actor) -> ChunkOutcome:
             log.info("chunk %s: taken after another worker let go of it", chunk_id)
         run = ResolutionRun.objects.only("pk", "reason").get(pk=chunk.run_id)
         # Read once, locked: what the verdicts are computed from is what they are written over.
-        observations = list(locked_observations(Observation.objects.filter(pk__in=chunk.observation_ids)))
+        observations = list(locked_observations(Observation.objects.filter(pk__any=chunk.observation_ids)))
         outcome = observations_resolve(
             observations=observations, actor=actor, reason=run.reason, locked=True
         )

@@ -93,13 +93,13 @@ class _Links:
         # The batch's observations locked, with their resolutions and notices, in one statement
         # (or already so by the caller: `locked`).
         if locked is None:
-            locked = list(locked_observations(Observation.objects.filter(pk__in=observation_ids)))
+            locked = list(locked_observations(Observation.objects.filter(pk__any=observation_ids)))
         self.observations = {o.pk: o for o in locked}
         self.resolutions = {
             o.pk: o.resolution for o in locked if getattr(o, "resolution", None) is not None
         }
         arxiv_ids = {v.arxiv_id for v in verdicts if v.verified and v.arxiv_id}
-        papers = Paper.objects.filter(arxiv_id__in=arxiv_ids).only("id", "arxiv_id", "doi", "title")
+        papers = Paper.objects.filter(arxiv_id__any=arxiv_ids).only("id", "arxiv_id", "doi", "title")
         self.papers = {p.arxiv_id: p for p in papers}
         dois = {v.doi for v in verdicts if v.verified and v.doi}
         dois |= {p.doi.lower() for p in self.papers.values() if p.doi}
@@ -112,7 +112,7 @@ class _Links:
         """Read the canonical works of these DOIs and arXiv ids in one statement."""
         if not dois and not arxiv_ids:
             return
-        for work in CitedWork.objects.filter(Q(doi__in=dois) | Q(arxiv_id__in=arxiv_ids)):
+        for work in CitedWork.objects.filter(Q(doi__any=dois) | Q(arxiv_id__any=arxiv_ids)):
             if work.doi is not None and work.doi in dois:
                 self.by_doi[work.doi] = work
             if work.arxiv_id is not None and work.arxiv_id in arxiv_ids:
