@@ -7,6 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import pghistory
 import pgtrigger
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
@@ -170,6 +171,13 @@ PGHISTORY_APPEND_ONLY = True
 # attach it once per row in a subtransaction, which turns bulk writes quadratic
 # (bench/bench_history_growth.py: 20,000 rows 29 s row-level, 2.4 s statement-level).
 PGHISTORY_LEVEL = pgtrigger.Statement
+# An event's copies of the tracked row's foreign keys (an observation event's paper, cited paper
+# and work; a resolution event's observation, the same as its pgh_obj) are not indexed: history
+# is read by object, context, label and time, never by a copied key, and each of those indexes
+# cost an insert per event row on every resolver chunk. The object and context keys stay
+# indexed (curation/history.py, PGHISTORY_CONTEXT_FIELD).
+PGHISTORY_FOREIGN_KEY_FIELD = pghistory.ForeignKey(db_index=False)
+PGHISTORY_CONTEXT_FIELD = pghistory.ContextForeignKey(db_index=True)
 
 # --- REST framework: anonymous reads throttled, tokens for higher limits -----------------
 REST_FRAMEWORK = {

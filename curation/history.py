@@ -21,7 +21,7 @@ def tracked(name: str, *trackers: pghistory.Tracker) -> Callable[[_M], _M]:
     chosen = trackers or (pghistory.InsertEvent(), pghistory.UpdateEvent(), pghistory.DeleteEvent())
     return pghistory.track(  # type: ignore[no-any-return]
         *chosen,
-        obj_field=pghistory.ObjForeignKey(related_name="history"),
+        obj_field=pghistory.ObjForeignKey(related_name="history", db_index=True),
         meta={"constraints": [constraint]},
     )
 
