@@ -40,3 +40,19 @@ def test_worker_runs_import_task_with_history_context(
     assert metadata["source"] == "task"
     assert metadata["task_id"] == result.id
     assert metadata["reason"] == "worker test import"
+
+
+def test_pool_processes_freeze_what_they_loaded_and_collect_less() -> None:
+    """A pool process's start keeps the parser's tables out of the collector's walks."""
+    import gc
+
+    from citerec.celery import GC_THRESHOLDS, _collect_less
+
+    before = gc.get_threshold()
+    try:
+        _collect_less()
+        assert gc.get_threshold() == GC_THRESHOLDS
+        assert gc.get_freeze_count() > 10_000  # the app, Django and the parser's lexicons
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

@@ -43,6 +43,9 @@ def title_key(title: str) -> str:
     return title_norm(title).replace(" ", "")[:255]  # compact_title, from the remembered form
 
 
+# Every candidate's author list is folded name by name for each reference it is checked against,
+# and surnames repeat across a catalogue: remembered (a pure function of the name).
+@lru_cache(maxsize=65_536)
 def fold_name(name: str) -> str:
     """Return a surname folded for comparison: ASCII, lower case, letters only."""
     decomposed = unicodedata.normalize("NFKD", name)

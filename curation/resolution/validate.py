@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -157,11 +157,15 @@ def _title(text: RawText, candidate: Candidate, check: Validation) -> None:
         check.title_span = (0, 0)  # words glued by PDF extraction: found only without spaces
 
 
+@lru_cache(maxsize=65_536)
+def _folded(name: str) -> str:
+    """Return a catalogue author name transliterated and folded (remembered: names repeat)."""
+    return fold_name(unidecode(name))
+
+
 def _authors(text: RawText, candidate: Candidate, check: Validation, names_given: bool) -> None:
-    first = fold_name(unidecode(candidate.first_author))
-    names = [
-        fold_name(unidecode(w)) for w in _NAME_SPLIT.split(candidate.authors or "") if len(w) > 1
-    ]
+    first = _folded(candidate.first_author)
+    names = [_folded(w) for w in _NAME_SPLIT.split(candidate.authors or "") if len(w) > 1]
     names = [n for n in dict.fromkeys([first, *names]) if len(n) >= 2]
     check.authors_known = bool(names)
     check.authors_found = [n for n in names if text.has_word(n)][:5]
