@@ -179,6 +179,9 @@ class Lookups:
     papers_by_doi: dict[str, Candidate] = field(default_factory=dict)
     crossref_notes: dict[str, str] = field(default_factory=dict)
     frequencies: dict[str, int] = field(default_factory=dict)
+    # Every word looked up in this batch, with its count when the catalogue has it.
+    asked: set[str] = field(default_factory=set)
+    counted: dict[str, int] = field(default_factory=dict)
     texts: list[RawText | None] = field(default_factory=list)
     found: list[list[Candidate]] = field(default_factory=list)  # per input, from its raw text
 
@@ -211,7 +214,7 @@ class Lookups:
             if item.title and (wanted or item.raw is None)
             for w in item.query().title_norm.split()
         }
-        lookups.frequencies = catalogue.word_frequencies(words)
+        lookups.frequencies = lookups.word_frequencies(words)
         lookups.texts = [
             RawText(item.raw) if wanted and item.raw else None
             for item, wanted in zip(inputs, searching, strict=True)
@@ -239,11 +242,17 @@ class Lookups:
                 return True
         return False
 
+    def word_frequencies(self, words: set[str]) -> dict[str, int]:
+        """Return the catalogue frequencies of these words; each word is looked up once a batch
+        (the whole-string pass asks again for the title words the first pass asked for)."""
+        self.counted.update(catalogue.word_frequencies(words - self.asked))
+        self.asked |= words
+        return {w: self.counted[w] for w in words if w in self.counted}
+
     def search_whole_strings(self, wanted: Sequence[int]) -> None:
         """Add candidates by the rarest words of the whole string, for the inputs in wanted."""
         texts = [self.texts[i] for i in wanted]
-        words = {w for t in texts if t for w in t.words}
-        frequencies = catalogue.word_frequencies(words)
+        frequencies = self.word_frequencies({w for t in texts if t for w in t.words})
         for i, found in zip(wanted, matching.string_candidates(texts, frequencies), strict=True):
             self.found[i] = self.found[i] + found
 
