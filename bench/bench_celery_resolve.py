@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import secrets
 import signal
 import subprocess
 import sys
@@ -262,8 +263,10 @@ def main() -> None:
         sample: list[Any] = cursor.fetchall()
     s = connection.settings_dict
     url = f"postgresql://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{name}"
-    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "1", "CITEREC_OFFLINE": "1",
-           "DJANGO_SETTINGS_MODULE": "citerec.settings"}  # fmt: skip
+    # The workers run as in production: DEBUG off. With DEBUG on, Django keeps the text of every
+    # statement (a chunk's writes carry its rows as JSON documents of hundreds of kilobytes).
+    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
+           "CITEREC_OFFLINE": "1", "DJANGO_SETTINGS_MODULE": "citerec.settings"}  # fmt: skip
     print(f"catalogue {args.catalogue:,} papers, {args.refs:,} references per run "
           f"(mixed), chunks of {args.chunk_size}", flush=True)  # fmt: skip
     tag = f"{int(time.time()) % 100000:05d}"
