@@ -276,7 +276,8 @@ def main() -> None:
             forget_earlier_runs()
         workers = [worker_start(env, f"bench{i}", concurrency) for i in range(count)]
         try:
-            warm = f"9{tag[1:]}.{n:02d}{layout[0]}{layout[2]}1"  # own ids per run: a layout may repeat
+            # Each run's own citing ids: a layout may be given twice.
+            warm = f"9{tag[1:]}.{n:02d}{layout[0]}{layout[2]}1"
             observations_make(make_refs(sample[: 4 * count * concurrency * 50], "mixed", rng), warm)
             run_timed(warm, 50)  # workers started, resolver loaded in every process
             citing = f"9{tag[1:]}.{n:02d}{layout[0]}{layout[2]}0"
