@@ -39,7 +39,8 @@ ORG_WORDS = frozenset(
     "inc ltd lab laboratory research organization development society committee council "
     "corporation company university ai".split()
 )
-_PARTICLE_RE = re.compile(_PARTICLE)
+# The particles as a set: a membership test is cheaper than _PARTICLE as a full match.
+_PARTICLES = frozenset(_PARTICLE[3:-1].split("|"))
 # The stop after a capital initial glued to a capitalised word: ". " undoes it. Stop first, so
 # the scan jumps from one "." to the next.
 _GLUED_INITIAL = re.compile(rf"\.(?<=[{_U}]\.)(?=[{_U}][a-z])")
@@ -76,18 +77,16 @@ def _is_initials(piece: str) -> bool:
 
 
 def _name_words_ok(words: list[str]) -> bool:
+    # parse_author_block has already rejected blocks with a digit or a colon.
     if not 1 <= len(words) <= 5:
         return False
     for w in words:
-        if w in _NOT_NAME or not w.isalpha() and (DIGIT.search(w) or ":" in w):
-            return False
-        if w.endswith(".") and len(w) > 4 and "." not in w[:-1]:
+        first = w[0]  # split() never yields an empty word
+        if not (first.isupper() or first.isalpha() and not first.islower()):  # capital, caseless
+            if w not in _PARTICLES and w[:2] not in ("'t", "’t"):
+                return False
+        if w[-1] == "." and len(w) > 4 and "." not in w[:-1]:
             return False  # "Transformer." ends a sentence; initials and "Jr." are short
-        first = w[:1]
-        if first.isupper() or first.isalpha() and not first.islower():  # capital, or caseless
-            continue
-        if not (_PARTICLE_RE.fullmatch(w) or w[:2] in ("'t", "’t")):
-            return False
     return True
 
 
@@ -102,6 +101,12 @@ def _without_trailing_paren(block: str) -> str:
     return _TRAILING_PAREN.sub("", block) if block.rstrip().endswith(")") else block
 
 
+def _may_be_initials(word: str) -> bool:
+    """Return False when _TRAILING_INITIALS cannot match: it ends in a capital, "." or "-"."""
+    last = word[-1]
+    return last == "." or last == "-" or last.isupper()
+
+
 def _direct(piece: str) -> Author | None:
     if "." in piece:
         piece = _GLUED_INITIAL.sub(". ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
@@ -112,20 +117,22 @@ def _direct(piece: str) -> Author | None:
         return Author(piece, piece)
     end = len(words)
     # "Yang F", "Bryan G. L.": surname first, initials after it.
-    while end > 1 and _TRAILING_INITIALS.match(words[end - 1]):
+    while end > 1 and _may_be_initials(words[end - 1]) and _TRAILING_INITIALS.match(words[end - 1]):
         end -= 1
     if end == len(words):
         start = end - 1
     else:
         start = 0
-    while start > 0 and _PARTICLE_RE.fullmatch(words[start - 1]):
+    while start > 0 and words[start - 1] in _PARTICLES:
         start -= 1
     return Author(piece, " ".join(words[start:end]))
 
 
 def parse_author_block(block: str) -> list[Author] | None:
     """Return the authors in a string that should hold only names, or None if it does not."""
-    if _TITLE_WORD.search(block):
+    # No name holds a digit or a colon, nor does anything the clean-up below removes: one
+    # of them anywhere settles the answer before the block is split into pieces.
+    if ":" in block or _TITLE_WORD.search(block) or DIGIT.search(block):
         return None
     if "et" in block or "(" in block or "others" in block:
         block = _EDITOR_ETAL.sub(" ", block)
