@@ -107,7 +107,16 @@ def _may_be_initials(word: str) -> bool:
     return last == "." or last == "-" or last.isupper()
 
 
+# The commonest piece by far, Vancouver "Yang F" / "Moritz MJ": its surname is known at once.
+_SURNAME_INITIALS = re.compile(r"([A-Z][a-z]+) [A-Z]{1,3}")
+
+
 def _direct(piece: str) -> Author | None:
+    if m := _SURNAME_INITIALS.fullmatch(piece):
+        # What the general path below gives for this shape; "Smith AI" is still an organisation.
+        if ORG_WORDS.isdisjoint(piece.lower().split()):
+            return Author(piece, m[1])
+        return Author(piece, piece)
     if "." in piece:
         piece = _GLUED_INITIAL.sub(". ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
     words = piece.split()

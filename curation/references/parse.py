@@ -104,7 +104,9 @@ _KIND_WORDS = re.compile(
     r"|(?P<book>press|publishers?|\d+(?:st|nd|rd|th) ed)"
     r"|(?P<serial>proc|journal|in:|conference|trans))"
 )
-_YEAR = re.compile(r"(?<![\d./\-–])((?:1[6-9]|20)\d\d)[a-z]?(?![\d/]|\s*[-–]\s*\d)")
+# The check on the character before the year comes after its digits: a pattern that opens with
+# "1" or "2" lets the scan jump between those digits instead of trying every position.
+_YEAR = re.compile(r"((?:1[6-9]|20)\d\d)(?<![\d./\-–]\d{4})[a-z]?(?![\d/]|\s*[-–]\s*\d)")
 _PAREN_YEAR = re.compile(r"\(\s*(?:[A-Za-z.]+\s+)?((?:1[6-9]|20)\d\d)[a-z]?\s*[,)]")
 _ACM_YEAR = re.compile(r"^(.{3,}?)\.\s+((?:1[6-9]|20)\d\d)[a-z]?\.\s+")
 _APA_YEAR = re.compile(r"^(.{3,}?)\s*\(((?:1[6-9]|20)\d\d)[a-z]?(?:,[^)]*)?\)\s*[.,:]?\s*")
