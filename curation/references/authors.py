@@ -111,12 +111,22 @@ def _may_be_initials(word: str) -> bool:
 _SURNAME_INITIALS = re.compile(r"([A-Z][a-z]+) [A-Z]{1,3}")
 
 
+# A whole list of them, "Yang F, Lim GP, Vellin JF": no clean-up or check would change it.
+_SURNAME_INITIALS_LIST = re.compile(
+    rf"{_SURNAME_INITIALS.pattern}(?:, {_SURNAME_INITIALS.pattern})*"
+)
+
+
+def _surname_initials(piece: str, surname: str) -> Author:
+    """Return what _direct gives for a "Yang F" piece; "Smith AI" is still an organisation."""
+    if ORG_WORDS.isdisjoint(piece.lower().split()):
+        return Author(piece, surname)
+    return Author(piece, piece)
+
+
 def _direct(piece: str) -> Author | None:
     if m := _SURNAME_INITIALS.fullmatch(piece):
-        # What the general path below gives for this shape; "Smith AI" is still an organisation.
-        if ORG_WORDS.isdisjoint(piece.lower().split()):
-            return Author(piece, m[1])
-        return Author(piece, piece)
+        return _surname_initials(piece, m[1])
     if "." in piece:
         piece = _GLUED_INITIAL.sub(". ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
     words = piece.split()
@@ -139,6 +149,8 @@ def _direct(piece: str) -> Author | None:
 
 def parse_author_block(block: str) -> list[Author] | None:
     """Return the authors in a string that should hold only names, or None if it does not."""
+    if _SURNAME_INITIALS_LIST.fullmatch(block):
+        return [_surname_initials(piece, piece.partition(" ")[0]) for piece in block.split(", ")]
     # No name holds a digit or a colon, nor does anything the clean-up below removes: one
     # of them anywhere settles the answer before the block is split into pieces.
     if ":" in block or _TITLE_WORD.search(block) or DIGIT.search(block):
