@@ -107,13 +107,14 @@ def _may_be_initials(word: str) -> bool:
     return last == "." or last == "-" or last.isupper()
 
 
-# The commonest piece by far, Vancouver "Yang F" / "Moritz MJ": its surname is known at once.
-_SURNAME_INITIALS = re.compile(r"([A-Z][a-z]+) [A-Z]{1,3}")
-
-
-# A whole list of them, "Yang F, Lim GP, Vellin JF": no clean-up or check would change it.
-_SURNAME_INITIALS_LIST = re.compile(
-    rf"{_SURNAME_INITIALS.pattern}(?:, {_SURNAME_INITIALS.pattern})*"
+# A whole Vancouver list, "Yang F, Lim GP, Vellin JF": no clean-up or check in
+# parse_author_block would change or reject it.
+_SURNAME_INITIALS_LIST = re.compile(r"[A-Z][a-z]+ [A-Z]{1,3}(?:, [A-Z][a-z]+ [A-Z]{1,3})*")
+# The commonest pieces, whose surname _direct would find without doubt: Vancouver "Yang F",
+# "Vellin-Smith JF" (surname first), and "J. Smith", "J. M. Smith", "J.M. Smith".
+_PLAIN_PIECE = re.compile(
+    r"(?P<first>[A-Z][A-Za-z]*(?:-[A-Za-z]+)*) [A-Z]{1,3}"
+    r"|(?:[A-Z]\. ){1,4}(?P<last>[A-Z][a-z]+)|[A-Z]\.[A-Z]\. (?P<last2>[A-Z][a-z]+)"
 )
 
 
@@ -124,9 +125,21 @@ def _surname_initials(piece: str, surname: str) -> Author:
     return Author(piece, piece)
 
 
+def _plain_piece(piece: str) -> Author | None:
+    """Return the author of a _PLAIN_PIECE, as _direct's general path would; else None."""
+    m = _PLAIN_PIECE.fullmatch(piece)
+    if m is None:
+        return None
+    if m["first"]:
+        return _surname_initials(piece, m["first"])
+    surname = m["last"] or m["last2"]
+    # Initials are never organisation words; "J. Group" names one.
+    return Author(piece, piece) if surname.lower() in ORG_WORDS else Author(piece, surname)
+
+
 def _direct(piece: str) -> Author | None:
-    if m := _SURNAME_INITIALS.fullmatch(piece):
-        return _surname_initials(piece, m[1])
+    if author := _plain_piece(piece):
+        return author
     if "." in piece:
         piece = _GLUED_INITIAL.sub(". ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
     words = piece.split()
