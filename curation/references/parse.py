@@ -255,7 +255,11 @@ def _strip_identifiers(text: str, ids: Identifiers) -> str:
         text = _PUNCT_RUN.sub(r"\1", text)
     if ".." in text:
         text = _DOTS.sub(".", text)
-    return " ".join(text.split()).strip(" ,;:")
+    # Printable text holds no whitespace but " " (tabs, NBSP and the like are not printable):
+    # without a double space, collapsing the whitespace would change nothing.
+    if "  " in text or not text.isprintable():
+        text = " ".join(text.split())
+    return text.strip(" ,;:")
 
 
 def find_year(text: str) -> int | None:
