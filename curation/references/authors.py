@@ -39,7 +39,8 @@ ORG_WORDS = frozenset(
     "inc ltd lab laboratory research organization development society committee council "
     "corporation company university ai".split()
 )
-_PARTICLE_RE = re.compile(_PARTICLE)
+# The particles as a set: a membership test is cheaper than _PARTICLE as a full match.
+_PARTICLES = frozenset(_PARTICLE[3:-1].split("|"))
 # The stop after a capital initial glued to a capitalised word: ". " undoes it. Stop first, so
 # the scan jumps from one "." to the next.
 _GLUED_INITIAL = re.compile(rf"\.(?<=[{_U}]\.)(?=[{_U}][a-z])")
@@ -76,18 +77,16 @@ def _is_initials(piece: str) -> bool:
 
 
 def _name_words_ok(words: list[str]) -> bool:
+    # parse_author_block has already rejected blocks with a digit or a colon.
     if not 1 <= len(words) <= 5:
         return False
     for w in words:
-        if w in _NOT_NAME or not w.isalpha() and (DIGIT.search(w) or ":" in w):
-            return False
-        if w.endswith(".") and len(w) > 4 and "." not in w[:-1]:
+        first = w[0]  # split() never yields an empty word
+        if not (first.isupper() or first.isalpha() and not first.islower()):  # capital, caseless
+            if w not in _PARTICLES and w[:2] not in ("'t", "’t"):
+                return False
+        if w[-1] == "." and len(w) > 4 and "." not in w[:-1]:
             return False  # "Transformer." ends a sentence; initials and "Jr." are short
-        first = w[:1]
-        if first.isupper() or first.isalpha() and not first.islower():  # capital, or caseless
-            continue
-        if not (_PARTICLE_RE.fullmatch(w) or w[:2] in ("'t", "’t")):
-            return False
     return True
 
 
@@ -102,7 +101,45 @@ def _without_trailing_paren(block: str) -> str:
     return _TRAILING_PAREN.sub("", block) if block.rstrip().endswith(")") else block
 
 
+def _may_be_initials(word: str) -> bool:
+    """Return False when _TRAILING_INITIALS cannot match: it ends in a capital, "." or "-"."""
+    last = word[-1]
+    return last == "." or last == "-" or last.isupper()
+
+
+# A whole Vancouver list, "Yang F, Lim GP, Vellin JF": no clean-up or check in
+# parse_author_block would change or reject it.
+_SURNAME_INITIALS_LIST = re.compile(r"[A-Z][a-z]+ [A-Z]{1,3}(?:, [A-Z][a-z]+ [A-Z]{1,3})*")
+# The commonest pieces, whose surname _direct would find without doubt: Vancouver "Yang F",
+# "Vellin-Smith JF" (surname first), and "J. Smith", "J. M. Smith", "J.M. Smith".
+_PLAIN_PIECE = re.compile(
+    r"(?P<first>[A-Z][A-Za-z]*(?:-[A-Za-z]+)*) [A-Z]{1,3}"
+    r"|(?:[A-Z]\. ){1,4}(?P<last>[A-Z][a-z]+)|[A-Z]\.[A-Z]\. (?P<last2>[A-Z][a-z]+)"
+)
+
+
+def _surname_initials(piece: str, surname: str) -> Author:
+    """Return what _direct gives for a "Yang F" piece; "Smith AI" is still an organisation."""
+    if ORG_WORDS.isdisjoint(piece.lower().split()):
+        return Author(piece, surname)
+    return Author(piece, piece)
+
+
+def _plain_piece(piece: str) -> Author | None:
+    """Return the author of a _PLAIN_PIECE, as _direct's general path would; else None."""
+    m = _PLAIN_PIECE.fullmatch(piece)
+    if m is None:
+        return None
+    if m["first"]:
+        return _surname_initials(piece, m["first"])
+    surname = m["last"] or m["last2"]
+    # Initials are never organisation words; "J. Group" names one.
+    return Author(piece, piece) if surname.lower() in ORG_WORDS else Author(piece, surname)
+
+
 def _direct(piece: str) -> Author | None:
+    if author := _plain_piece(piece):
+        return author
     if "." in piece:
         piece = _GLUED_INITIAL.sub(". ", piece)  # "R.Gupta", "J.I.Cirac" lost their spaces
     words = piece.split()
@@ -112,20 +149,24 @@ def _direct(piece: str) -> Author | None:
         return Author(piece, piece)
     end = len(words)
     # "Yang F", "Bryan G. L.": surname first, initials after it.
-    while end > 1 and _TRAILING_INITIALS.match(words[end - 1]):
+    while end > 1 and _may_be_initials(words[end - 1]) and _TRAILING_INITIALS.match(words[end - 1]):
         end -= 1
     if end == len(words):
         start = end - 1
     else:
         start = 0
-    while start > 0 and _PARTICLE_RE.fullmatch(words[start - 1]):
+    while start > 0 and words[start - 1] in _PARTICLES:
         start -= 1
     return Author(piece, " ".join(words[start:end]))
 
 
 def parse_author_block(block: str) -> list[Author] | None:
     """Return the authors in a string that should hold only names, or None if it does not."""
-    if _TITLE_WORD.search(block):
+    if _SURNAME_INITIALS_LIST.fullmatch(block):
+        return [_surname_initials(piece, piece.partition(" ")[0]) for piece in block.split(", ")]
+    # No name holds a digit or a colon, nor does anything the clean-up below removes: one
+    # of them anywhere settles the answer before the block is split into pieces.
+    if ":" in block or _TITLE_WORD.search(block) or DIGIT.search(block):
         return None
     if "et" in block or "(" in block or "others" in block:
         block = _EDITOR_ETAL.sub(" ", block)

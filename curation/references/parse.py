@@ -79,11 +79,14 @@ _NAME_WORD = re.compile(r"\S*[^\W\d_]{2}")
 _INITIAL_DOT = re.compile(r"\b[A-Z]\.")
 _LEADING_YEAR = re.compile(r"^\(?((?:1[6-9]|20)\d\d)[a-z]?\)?(?:[.,:]\s*|\s+(?=[A-Z\"“]))")
 _HAS_WORDS = re.compile(r"[^\W\d_]{3,}")
-_VOLUME = re.compile(
-    r"\b(?:vol\.?|volume)\s*(\d+)|\b(\d+)\s*\(\d+\)|\b(\d+),\s*[A-Z]?\d+\s*\(", re.I
-)
+# "vol. 5", "5(3)", "5, 101 (": the two shapes that open with the number share one scan of it.
+_VOLUME = re.compile(r"\b(?:vol\.?|volume)\s*(\d+)|\b(\d+)(?:\s*\(\d+\)|,\s*[A-Z]?\d+\s*\()", re.I)
+# "pp. 3-9", "pages 3", or a bare "3-9". Each alternative opens with its first character and
+# checks what precedes it afterwards ("p(?<!\wp)" is "\bp"), which is much cheaper than a
+# look-behind tried at every position.
 _PAGES = re.compile(
-    r"\b(?:pp?\.|pages)\s*(\d+(?:\s*[-–]+\s*\d+)?)|(?<![\d.])(\d+\s*[-–]{1,2}\s*\d+)(?![\d.])"
+    r"p(?<!\wp)(?:p?\.|ages)\s*(\d+(?:\s*[-–]+\s*\d+)?)"
+    r"|(\d(?<![\d.]\d)\d*\s*[-–]{1,2}\s*\d+)(?![\d.])"
 )
 _KIND_HINTS = (
     "thesis",
@@ -104,7 +107,9 @@ _KIND_WORDS = re.compile(
     r"|(?P<book>press|publishers?|\d+(?:st|nd|rd|th) ed)"
     r"|(?P<serial>proc|journal|in:|conference|trans))"
 )
-_YEAR = re.compile(r"(?<![\d./\-–])((?:1[6-9]|20)\d\d)[a-z]?(?![\d/]|\s*[-–]\s*\d)")
+# The check on the character before the year comes after its digits: a pattern that opens with
+# "1" or "2" lets the scan jump between those digits instead of trying every position.
+_YEAR = re.compile(r"((?:1[6-9]|20)\d\d)(?<![\d./\-–]\d{4})[a-z]?(?![\d/]|\s*[-–]\s*\d)")
 _PAREN_YEAR = re.compile(r"\(\s*(?:[A-Za-z.]+\s+)?((?:1[6-9]|20)\d\d)[a-z]?\s*[,)]")
 _ACM_YEAR = re.compile(r"^(.{3,}?)\.\s+((?:1[6-9]|20)\d\d)[a-z]?\.\s+")
 _APA_YEAR = re.compile(r"^(.{3,}?)\s*\(((?:1[6-9]|20)\d\d)[a-z]?(?:,[^)]*)?\)\s*[.,:]?\s*")
@@ -250,7 +255,11 @@ def _strip_identifiers(text: str, ids: Identifiers) -> str:
         text = _PUNCT_RUN.sub(r"\1", text)
     if ".." in text:
         text = _DOTS.sub(".", text)
-    return " ".join(text.split()).strip(" ,;:")
+    # Printable text holds no whitespace but " " (tabs, NBSP and the like are not printable):
+    # without a double space, collapsing the whitespace would change nothing.
+    if "  " in text or not text.isprintable():
+        text = " ".join(text.split())
+    return text.strip(" ,;:")
 
 
 def find_year(text: str) -> int | None:
@@ -393,8 +402,8 @@ def _org_author(segs: list[str]) -> Author | None:
 def _venue_fields(text: str) -> tuple[str | None, str | None]:
     volume = _VOLUME.search(text)
     pages = _PAGES.search(text)
-    vol = next((g for g in volume.groups() if g), None) if volume else None
-    pg = next((g for g in pages.groups() if g), None) if pages else None
+    vol = volume[1] or volume[2] if volume else None  # each alternative captures one group
+    pg = pages[1] or pages[2] if pages else None
     return vol, pg.replace(" ", "") if pg else None
 
 

@@ -35,6 +35,8 @@ _VENUE_WORDS = frozenset(
     "comput computing commun communications letters lett review rev the of on in and for "
     "surv surveys syst systems".split()
 )
+# The venue words that name a venue by themselves: not the little words between them.
+_VENUE_NAMING_WORDS = _VENUE_WORDS - {"the", "of", "on", "in", "and", "for"}
 
 
 def is_artefact(raw: str) -> bool:
@@ -64,19 +66,25 @@ def is_artefact(raw: str) -> bool:
     )
 
 
+def _is_venue_word(word: str) -> bool:
+    return word.rstrip(".").lower() in _VENUE_WORDS or (word.endswith(".") and len(word) <= 9)
+
+
 def is_venue_only(text: str) -> bool:
     """Return whether text names only a venue: "In Proceedings of ... (ICSE '23)", "ACM Program."."""
     text = text.strip()
     if _VENUE_LEAD.match(text):
         return True
+    # Every word must be a venue word or an abbreviation: a first word that is neither (as in
+    # most titles) settles it before the whole text is split into words.
+    first = _ABBREVIATED_WORD.search(text)
+    if first is None or not _is_venue_word(first[0]):
+        return False
     words = _ABBREVIATED_WORD.findall(text)
     if not words or len(words) > 8:
         return False
-    return all(
-        w.rstrip(".").lower() in _VENUE_WORDS or (w.endswith(".") and len(w) <= 9) for w in words
-    ) and any(
-        w.rstrip(".").lower() in _VENUE_WORDS - {"the", "of", "on", "in", "and", "for"}
-        for w in words
+    return all(_is_venue_word(w) for w in words) and any(
+        w.rstrip(".").lower() in _VENUE_NAMING_WORDS for w in words
     )
 
 
