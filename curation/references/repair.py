@@ -54,10 +54,10 @@ _ARXIV_SPACED = re.compile(
     re.IGNORECASE,
 )
 _BARE_SPACED_ID = re.compile(r"(?<![\w.])(\d{4})(?:\.\s+|\s+\.\s*)(\d{4,5})(v\d+)?(?![\d\-–])")
-# What _BARE_SPACED_ID needs ("1234. 5678", "1234 .5678"), loosened so the pattern starts with
-# its "." and the scan jumps from one stop to the next: a stop after a digit and before a space,
-# or after a space (a superset of "digit, spaces, stop"). A miss proves _BARE_SPACED_ID cannot match.
-_DOT_GAP = re.compile(r"\.(?:(?<=\d\.)\s|(?<=\s\.))")
+# What every _BARE_SPACED_ID match holds, found from its "." so the scan jumps from one stop to
+# the next: four digits, the stop, spaces and four digits ("1234. 5678"), or a space, the stop,
+# maybe spaces and four digits ("1234 .5678"). A miss proves _BARE_SPACED_ID cannot match.
+_DOT_GAP = re.compile(r"\.(?:(?<=\d{4}\.)\s+\d{4}|(?<=\s\.)\s*\d{4})")
 # Only closing punctuation and bracketed notes ("[hep-th]", "[INSPIRE]") after it: the id ends
 # the reference, where physics styles put a bare arXiv id.
 _AT_END = re.compile(r"\s*(?:[.,;\])]\s*|\[[\w.\- ]*\]\s*)*$")
@@ -195,14 +195,9 @@ def _fix_identifier_spacing(text: str, repairs: list[Repair]) -> str:
 
 def _fix_arxiv_spaces(text: str, repairs: list[Repair]) -> str:
     note = _record("arxiv_space", repairs)
-
-    def fix(m: re.Match[str]) -> str:
-        lead = "abs/" if m[1].lower() == "abs/" else m[1] + ":"
-        return note(m, f"{lead}{m[3]}.{m[4]}{m[5] or ''}")
-
-    text = _ARXIV_SPACED.sub(fix, text) if "rxiv" in text.lower() or "abs/" in text else text
+    text = _fix_arxiv_scheme_spaces(text, note)
     if not _DOT_GAP.search(text):
-        return text  # cheap pre-check: no "1234. 5678" or "1234 .5678" shape at all
+        return text  # cheap pre-check: no "1234. 5678" or "1234 .5678" shape at all (99%)
     lowered = text.lower()
     context = "arxiv" in lowered or "corr" in lowered
 
@@ -218,6 +213,27 @@ def _fix_arxiv_spaces(text: str, repairs: list[Repair]) -> str:
         return note(m, f"{m[1]}.{m[2]}{m[3] or ''}")
 
     return _BARE_SPACED_ID.sub(fix_bare, text)
+
+
+def _fix_arxiv_scheme_spaces(text: str, note: Callable[[re.Match[str], str], str]) -> str:
+    """Close the spaces in "arXiv: 1706. 03762", "abs/1706 .03762" (_ARXIV_SPACED)."""
+    lowered = text.lower()
+    if "rxiv" not in lowered and "abs/" not in text:
+        return text
+
+    def fix(m: re.Match[str]) -> str:
+        lead = "abs/" if m[1].lower() == "abs/" else m[1] + ":"
+        return note(m, f"{lead}{m[3]}.{m[4]}{m[5] or ''}")
+
+    if not text.isascii():
+        return _ARXIV_SPACED.sub(fix, text)
+    # In ASCII text a match starts at the first "arxiv" or "abs/" in any case, or after it: the
+    # case-blind scan (slow) starts one character before it, for the \b, not at the start.
+    found = [i for i in (lowered.find("arxiv"), lowered.find("abs/")) if i >= 0]
+    if not found:
+        return text
+    start = max(0, min(found) - 1)
+    return text[:start] + _ARXIV_SPACED.sub(fix, text[start:])
 
 
 def _fix_hyphenation(text: str, repairs: list[Repair]) -> str:
