@@ -51,7 +51,7 @@ _TAILS = (
 )
 # A character each shape needs: a cheap test skips the scan on most references.
 _NEEDS = ("(", "(", "(", ":", ";", ":", " ", ",")
-_NEEDED = sorted(set(_NEEDS))
+_NEEDED = (" ", "(", ",", ":", ";")  # find_journal_ref tests them in this order
 # The shapes possible for each combination of the needed characters present, in _NEEDED order.
 _SHAPES_FOR = {
     present: [i for i, need in enumerate(_NEEDS) if present[_NEEDED.index(need)]]
@@ -119,7 +119,7 @@ def find_journal_ref(text: str) -> JournalRef | None:
         return None
     # Every shape has a volume followed by a page or year; names are far shorter than this window.
     pos = max(0, anchor.start() - _MAX_NAME)
-    shapes = _SHAPES_FOR[tuple(need in text for need in _NEEDED)]
+    shapes = _SHAPES_FOR[(" " in text, "(" in text, "," in text, ":" in text, ";" in text)]
     # Earliest match wins; on a tie the earlier (more specific) shape does. Each pattern is tried
     # where a name can start, in order, as its finditer would meet them: a rejected match hides
     # the starts inside it from that pattern (finditer's matches never overlap).

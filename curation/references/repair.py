@@ -382,4 +382,13 @@ def repair_reference(raw: str) -> tuple[str, list[Repair]]:
     )
     if " :" in text or " ," in text:
         text = _SPACE_BEFORE_COLON.sub(r"\1", text)
-    return " ".join(text.split()), repairs
+    return _single_spaced(text), repairs
+
+
+def _single_spaced(text: str) -> str:
+    """Return the text with its whitespace runs as single spaces, and none at either end."""
+    # A printable text's only whitespace is " " (the others are all non-printable), so with no
+    # double, leading or trailing space it is already single-spaced: most references.
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
