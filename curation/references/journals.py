@@ -81,7 +81,11 @@ _TAILS_FROM = [
 # comma and spaces before a number, so a name lies in a run of these characters that a number
 # follows: scanning once for those runs is far cheaper than trying the patterns everywhere.
 _NAME_CHARS = r"A-Za-z&'’\-.\sü"
-_NAME_RUN = re.compile(rf"(?<![{_NAME_CHARS}])[{_NAME_CHARS}]++(?=,?\s*\d)")
+# Only runs holding a capital or "&" are found: a name starts with one (_NAME_START), and most runs
+# before a number (" ", ", pp. ", " and ") have none; each run found costs a match and a loop turn.
+_NAME_RUN = re.compile(
+    rf"(?<![{_NAME_CHARS}])(?=[{_NAME_CHARS}]*?[A-Z&])[{_NAME_CHARS}]++(?=,?\s*\d)"
+)
 # Where a name may start: the first character of _WORD after one of the field leads (_LEAD or
 # _SPACE_LEAD); the patterns themselves check the lead exactly. The capital comes first so the
 # scan jumps from capital to capital; the lookbehind then refuses one after any other character
