@@ -306,11 +306,12 @@ def _is_glued_candidate(run: str) -> bool:
 
 def _fix_glued_words(text: str, repairs: list[Repair]) -> str:
     note = _record("glued_words", repairs)
-    if "In" in text:
+    # Searched before the substitution is set up: most texts have none of these.
+    if "In" in text and _GLUED_IN.search(text):
         text = _GLUED_IN.sub(lambda m: note(m, "In "), text)
-    if ":" in text:
+    if ":" in text and _GLUED_COLON.search(text):
         text = _GLUED_COLON.sub(lambda m: note(m, ": "), text)
-    if "." in text:
+    if "." in text and _GLUED_PERIOD.search(text):
         text = _GLUED_PERIOD.sub(lambda m: note(m, ". "), text)
     pieces, last = [], 0
     for start, end in _glued_candidates(text):
