@@ -31,6 +31,9 @@ _ARCHIVE_NEW = re.compile(
 _NEW_AT_END = re.compile(
     r"(?:[,;)]|\(\d{4}\))\s*(\d{4})\.(\d{4,5})(v\d+)?\s*(?:\[[\w.\- ]*\]\s*)*[.,;]?\s*$"
 )
+# What _NEW_AT_END's id needs, found from its stop so the scan jumps between stops: a digit on
+# either side ("0901.0657"). Most reference endings ("… 2009.") have none.
+_DIGIT_DOT_DIGIT = re.compile(r"\.(?<=\d\.)\d")
 # "doi:10.1145" with nothing after the prefix, or "doi:10" cut short.
 _DOI_NO_SUFFIX = re.compile(r"\bdoi\s*[:.]?\s*(10(?:\.\d{1,9})?+)(?!\s*/|\.?\d|%2f)", re.IGNORECASE)
 # Words glued after a DOI by PDF extraction: "….URL http://…", "….PMID:2084…".
@@ -262,6 +265,22 @@ def normalize_url(raw: str) -> str:
     return urlunsplit((parts.scheme.lower(), host, parts.path, query, ""))
 
 
+_NO_IDENTIFIERS = Identifiers()
+
+
+def _first_of(text: str, lowered: str, *words: str) -> int:
+    """Return where a case-blind scan for patterns that open with one of `words` may start.
+
+    In ASCII text no match starts before the first of the words in `lowered`; elsewhere a
+    lower-cased character may change length, or match a word letter only case-blind ("ı", "ſ"),
+    so the scan starts at 0.
+    """
+    if not text.isascii():
+        return 0
+    found = [i for i in map(lowered.find, words) if i >= 0]
+    return min(found) if found else len(text)
+
+
 def extract_identifiers(text: str) -> Identifiers:
     """Return the identifiers in already repaired reference text, validated."""
     arxiv: dict[str, ArxivId] = {}
@@ -281,13 +300,18 @@ def extract_identifiers(text: str) -> Identifiers:
 
     lowered = text.lower()
     if "arxiv" in lowered or "abs/" in lowered or "pdf/" in lowered:
-        for m in _NEW_WITH_CONTEXT.finditer(text):
+        for m in _NEW_WITH_CONTEXT.finditer(
+            text, _first_of(text, lowered, "arxiv", "abs/", "pdf/")
+        ):
             add_new(m)
     if "[" in text:
         for m in _NEW_WITH_CATEGORY.finditer(text):
             add_new(m)
     last = text.rstrip(" .,;")[-1:]
-    end = _NEW_AT_END.search(text[-60:]) if (last.isdigit() or last == "]") else None
+    end = None
+    if last.isdigit() or last == "]":
+        tail = text[-60:]
+        end = _NEW_AT_END.search(tail) if _DIGIT_DOT_DIGIT.search(tail) else None
     # No context word: trusted only when valid and not from the future, never reported.
     if end and new_style_problem(end[1], end[2]) is None and int(end[1][:2]) <= _THIS_YEAR % 100:
         add_new(end)
@@ -302,7 +326,7 @@ def extract_identifiers(text: str) -> Identifiers:
                 aid = ArxivId(f"{archive}/{m[2]}", int(m[3][1:]) if m[3] else None, "old")
                 arxiv.setdefault(aid.id, aid)
     if "doi" in lowered:
-        for m in _DOI_NO_SUFFIX.finditer(text):
+        for m in _DOI_NO_SUFFIX.finditer(text, _first_of(text, lowered, "doi")):
             malformed.append(Malformed("doi", m[0].strip(), "DOI has no suffix after the prefix"))
     if "10." in text:
         for m in _DOI.finditer(text):
@@ -331,6 +355,8 @@ def extract_identifiers(text: str) -> Identifiers:
                     g[4].lower(),
                 )
                 github.setdefault(str(gref), gref)
+    if not (arxiv or dois or github or urls or malformed):
+        return _NO_IDENTIFIERS  # most references; the dataclass is frozen, so one can be shared
     return Identifiers(
         tuple(arxiv.values()),
         tuple(dois.values()),

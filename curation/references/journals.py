@@ -51,6 +51,12 @@ _TAILS = (
 )
 # A character each shape needs: a cheap test skips the scan on most references.
 _NEEDS = ("(", "(", "(", ":", ";", ":", " ", ",")
+_NEEDED = (" ", "(", ",", ":", ";")  # find_journal_ref tests them in this order
+# The shapes possible for each combination of the needed characters present, in _NEEDED order.
+_SHAPES_FOR = {
+    present: [i for i, need in enumerate(_NEEDS) if present[_NEEDED.index(need)]]
+    for present in itertools.product((False, True), repeat=len(_NEEDED))
+}
 
 
 _PATTERNS = [re.compile(f"(?:{_LEAD}|{_SPACE_LEAD}){_NAME}{tail}") for tail in _TAILS]
@@ -75,14 +81,23 @@ _TAILS_FROM = [
 # comma and spaces before a number, so a name lies in a run of these characters that a number
 # follows: scanning once for those runs is far cheaper than trying the patterns everywhere.
 _NAME_CHARS = r"A-Za-z&'’\-.\sü"
-_NAME_RUN = re.compile(rf"(?<![{_NAME_CHARS}])[{_NAME_CHARS}]++(?=,?\s*\d)")
+# Only runs holding a capital or "&" are found: a name starts with one (_NAME_START), and most runs
+# before a number (" ", ", pp. ", " and ") have none; each run found costs a match and a loop turn.
+_NAME_RUN = re.compile(
+    rf"(?<![{_NAME_CHARS}])(?=[{_NAME_CHARS}]*?[A-Z&])[{_NAME_CHARS}]++(?=,?\s*\d)"
+)
 # Where a name may start: the first character of _WORD after one of the field leads (_LEAD or
-# _SPACE_LEAD); the patterns themselves check the lead exactly.
-_NAME_START = re.compile(r"(?:^|(?<=[,.;:\])\s]))[A-Z&]")
+# _SPACE_LEAD); the patterns themselves check the lead exactly. The capital comes first so the
+# scan jumps from capital to capital; the lookbehind then refuses one after any other character
+# (at the text's start it sees one character only, and passes).
+_NAME_START = re.compile(r"[A-Z&](?<![^,.;:\])\s][A-Z&])")
 _ANCHOR = re.compile(r"\d\s*[,:;(\s]\s*\(?\s*[A-Z]?\d")
 _MAX_NAME = 90
 _GLUED_DOT = re.compile(r"\.(?=[A-Za-z])")
-_DOTTED = re.compile(r"([A-Za-z]+)\.\s*(?=\S)")
+# A word before a stop. The word's first letter comes first, refused unless it starts the word,
+# so the scan does not retry the word from each of its letters (the matches are the same: a
+# stop after a word is always reached from the word's start).
+_DOTTED = re.compile(r"([A-Za-z](?<![A-Za-z]{2})[A-Za-z]*+)\.\s*(?=\S)")
 _NOT_JOURNAL = frozenset(
     "in vol vol. volume no no. pp pp. p. page pages and & the of a an chapter section part "
     "table fig fig. figure eq eq. ed. eds. edition issue".split()
@@ -108,7 +123,7 @@ def find_journal_ref(text: str) -> JournalRef | None:
         return None
     # Every shape has a volume followed by a page or year; names are far shorter than this window.
     pos = max(0, anchor.start() - _MAX_NAME)
-    shapes = [i for i, need in enumerate(_NEEDS) if need in text]
+    shapes = _SHAPES_FOR[(" " in text, "(" in text, "," in text, ":" in text, ";" in text)]
     # Earliest match wins; on a tie the earlier (more specific) shape does. Each pattern is tried
     # where a name can start, in order, as its finditer would meet them: a rejected match hides
     # the starts inside it from that pattern (finditer's matches never overlap).

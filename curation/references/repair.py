@@ -54,8 +54,10 @@ _ARXIV_SPACED = re.compile(
     re.IGNORECASE,
 )
 _BARE_SPACED_ID = re.compile(r"(?<![\w.])(\d{4})(?:\.\s+|\s+\.\s*)(\d{4,5})(v\d+)?(?![\d\-–])")
-# What _BARE_SPACED_ID needs, in a scan that skips to the digits.
-_DIGITS_DOT_GAP = re.compile(r"\d(?:\.\s|\s+\.)")
+# What every _BARE_SPACED_ID match holds, found from its "." so the scan jumps from one stop to
+# the next: four digits, the stop, spaces and four digits ("1234. 5678"), or a space, the stop,
+# maybe spaces and four digits ("1234 .5678"). A miss proves _BARE_SPACED_ID cannot match.
+_DOT_GAP = re.compile(r"\.(?:(?<=\d{4}\.)\s+\d{4}|(?<=\s\.)\s*\d{4})")
 # Only closing punctuation and bracketed notes ("[hep-th]", "[INSPIRE]") after it: the id ends
 # the reference, where physics styles put a bare arXiv id.
 _AT_END = re.compile(r"\s*(?:[.,;\])]\s*|\[[\w.\- ]*\]\s*)*$")
@@ -73,6 +75,9 @@ _DOI_SPACED_PART = re.compile(
     r"((?<![\w.])10\.\d{4,9}/[^\s\[\],;]*[\w)])\s+(\.\d[\w.()/-]*|/\w[\w.()/-]*)"
 )
 _HYPHEN_BREAK = re.compile(r"([^\W\d_]+)- ([^\W\d_]+)(-?)")
+# The letter, "- " and letter that every _HYPHEN_BREAK match holds, found from the "-" (a scan
+# that jumps between hyphens; _HYPHEN_BREAK itself retries its letter run at every letter).
+_HYPHEN_BREAK_CORE = re.compile(r"-(?<=[^\W\d_]-) [^\W\d_]")
 # "In" first and its word boundary checked behind it, so the scan jumps between "In"s.
 _GLUED_IN = re.compile(
     r"In(?<=\bIn)(?=(?:Proceedings|Proc\.|Advances|International|Conference|Symposium|Workshop|"
@@ -83,10 +88,18 @@ _GLUED_IN = re.compile(
 _GLUED_COLON = re.compile(r":(?<=[a-z]{2}:)(?=[A-Z][a-z])")
 _GLUED_PERIOD = re.compile(r"\.(?<=[a-z]{3}\.)(?=[A-Z][A-Za-z]+(?![\w/.]))")
 _SPACE_BEFORE_COLON = re.compile(r"(?<=\w) +([:,])(?= )")
-# Candidate glued tokens: whole runs of 10+ letters and underscores (a scan for runs is much
-# cheaper than one that looks for the evidence too); _is_glued_candidate keeps those with
-# camelCase inside, an underscore, or 16+ letters. Ordinary long words ("Proceedings") do not.
-_LETTER_RUN = re.compile(r"[A-Za-z_]{10,}")
+# Candidate glued tokens: whole runs of 10+ ASCII letters and underscores; _is_glued_candidate
+# keeps those with camelCase inside, an underscore, or 16+ letters. Ordinary long words
+# ("Proceedings") do not. The runs are found in the text's bytes with every letter and "_" as "a"
+# and everything else as " ", where bytes.find jumps to them (a regex class scan would try a
+# match at every letter); a mask of letter case shows in one look whether camelCase exists.
+_ASCII_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_RUN_MASK = bytes(ord("a") if c in _ASCII_LETTERS + b"_" else ord(" ") for c in range(256))
+# Lowercase letters as "l", capitals as "U": b"lU" in the masked text is a camelCase boundary.
+_CASE_MASK = bytes(
+    ord("l") if 97 <= c <= 122 else ord("U") if 65 <= c <= 90 else ord(" ") for c in range(256)
+)
+_TEN_LETTERS, _SIXTEEN_LETTERS = b"a" * 10, b"a" * 16
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
@@ -182,14 +195,9 @@ def _fix_identifier_spacing(text: str, repairs: list[Repair]) -> str:
 
 def _fix_arxiv_spaces(text: str, repairs: list[Repair]) -> str:
     note = _record("arxiv_space", repairs)
-
-    def fix(m: re.Match[str]) -> str:
-        lead = "abs/" if m[1].lower() == "abs/" else m[1] + ":"
-        return note(m, f"{lead}{m[3]}.{m[4]}{m[5] or ''}")
-
-    text = _ARXIV_SPACED.sub(fix, text) if "rxiv" in text.lower() or "abs/" in text else text
-    if not _DIGITS_DOT_GAP.search(text):
-        return text  # cheap pre-check: no "1234. 5678" or "1234 .5678" shape at all
+    text = _fix_arxiv_scheme_spaces(text, note)
+    if not _DOT_GAP.search(text):
+        return text  # cheap pre-check: no "1234. 5678" or "1234 .5678" shape at all (99%)
     lowered = text.lower()
     context = "arxiv" in lowered or "corr" in lowered
 
@@ -207,7 +215,30 @@ def _fix_arxiv_spaces(text: str, repairs: list[Repair]) -> str:
     return _BARE_SPACED_ID.sub(fix_bare, text)
 
 
+def _fix_arxiv_scheme_spaces(text: str, note: Callable[[re.Match[str], str], str]) -> str:
+    """Close the spaces in "arXiv: 1706. 03762", "abs/1706 .03762" (_ARXIV_SPACED)."""
+    lowered = text.lower()
+    if "rxiv" not in lowered and "abs/" not in text:
+        return text
+
+    def fix(m: re.Match[str]) -> str:
+        lead = "abs/" if m[1].lower() == "abs/" else m[1] + ":"
+        return note(m, f"{lead}{m[3]}.{m[4]}{m[5] or ''}")
+
+    if not text.isascii():
+        return _ARXIV_SPACED.sub(fix, text)
+    # In ASCII text a match starts at the first "arxiv" or "abs/" in any case, or after it: the
+    # case-blind scan (slow) starts one character before it, for the \b, not at the start.
+    found = [i for i in (lowered.find("arxiv"), lowered.find("abs/")) if i >= 0]
+    if not found:
+        return text
+    start = max(0, min(found) - 1)
+    return text[:start] + _ARXIV_SPACED.sub(fix, text[start:])
+
+
 def _fix_hyphenation(text: str, repairs: list[Repair]) -> str:
+    if "- " not in text or not _HYPHEN_BREAK_CORE.search(text):
+        return text  # most references: no "letter- letter" break at all
     note = _record("hyphenation", repairs)
 
     def fix(m: re.Match[str]) -> str:
@@ -216,7 +247,7 @@ def _fix_hyphenation(text: str, repairs: list[Repair]) -> str:
             return m[0]
         return note(m, join_hyphenated(left, right, bool(more)) + more)
 
-    return _HYPHEN_BREAK.sub(fix, text) if "- " in text else text
+    return _HYPHEN_BREAK.sub(fix, text)
 
 
 def _split_chunk(chunk: str) -> list[str] | None:
@@ -275,22 +306,42 @@ def _is_glued_candidate(run: str) -> bool:
 
 def _fix_glued_words(text: str, repairs: list[Repair]) -> str:
     note = _record("glued_words", repairs)
-    if "In" in text:
+    # Searched before the substitution is set up: most texts have none of these.
+    if "In" in text and _GLUED_IN.search(text):
         text = _GLUED_IN.sub(lambda m: note(m, "In "), text)
-    if ":" in text:
+    if ":" in text and _GLUED_COLON.search(text):
         text = _GLUED_COLON.sub(lambda m: note(m, ": "), text)
-    if "." in text:
+    if "." in text and _GLUED_PERIOD.search(text):
         text = _GLUED_PERIOD.sub(lambda m: note(m, ". "), text)
     pieces, last = [], 0
-    for m in _LETTER_RUN.finditer(text):
-        token = m[0]
-        if not _is_glued_candidate(token):
-            continue
-        new = note(m, _unglue_token(token))
+    for start, end in _glued_candidates(text):
+        token = text[start:end]
+        new = _unglue_token(token)
         if new != token:
-            pieces.append(text[last : m.start()] + new)
-            last = m.end()
+            repairs.append(Repair("glued_words", token, new))
+            pieces.append(text[last:start] + new)
+            last = end
     return "".join(pieces) + text[last:] if pieces else text
+
+
+def _glued_candidates(text: str) -> list[tuple[int, int]]:
+    """Return the (start, end) of every letter run that _is_glued_candidate keeps, in order."""
+    # One byte per character, non-ASCII ones as "?" (not a letter): offsets are the text's.
+    raw = text.encode("ascii", "replace")
+    runs = raw.translate(_RUN_MASK)
+    start = runs.find(_TEN_LETTERS)
+    if start < 0:
+        return []
+    if _SIXTEEN_LETTERS not in runs and b"_" not in raw and b"lU" not in raw.translate(_CASE_MASK):
+        return []  # every run has 10-15 letters, no underscore and no camelCase: none is glued
+    spans = []
+    while start >= 0:
+        end = runs.find(b" ", start)
+        end = len(runs) if end < 0 else end
+        if _is_glued_candidate(text[start:end]):
+            spans.append((start, end))
+        start = runs.find(_TEN_LETTERS, end)
+    return spans
 
 
 def repair_reference(raw: str) -> tuple[str, list[Repair]]:
@@ -332,4 +383,13 @@ def repair_reference(raw: str) -> tuple[str, list[Repair]]:
     )
     if " :" in text or " ," in text:
         text = _SPACE_BEFORE_COLON.sub(r"\1", text)
-    return " ".join(text.split()), repairs
+    return _single_spaced(text), repairs
+
+
+def _single_spaced(text: str) -> str:
+    """Return the text with its whitespace runs as single spaces, and none at either end."""
+    # A printable text's only whitespace is " " (the others are all non-printable), so with no
+    # double, leading or trailing space it is already single-spaced: most references.
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())

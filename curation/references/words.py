@@ -47,24 +47,39 @@ _KNOWN_COST = {word: math.log(rank + 1) + _LOG_N * 0.25 for word, rank in _RANK.
 _UNKNOWN_BASE, _UNKNOWN_PER_CHAR = 9.0, 2.5
 
 
+# Every prefix of a known word: a piece that is not one cannot be extended into a known word.
+_PREFIXES = frozenset(word[:end] for word in _RANK for end in range(1, len(word) + 1))
+# The cost of an unknown piece by its length (index 0 unused).
+_UNKNOWN_COST = tuple(_UNKNOWN_BASE + _UNKNOWN_PER_CHAR * length for length in range(_MAX_LEN + 1))
+
+
 @lru_cache(maxsize=4096)
 def segment(run: str) -> tuple[str, ...]:
     """Return the cheapest split of a lowercase letter run into words."""
     n = len(run)
-    # Cheapest cost of run[:end] and where its last word starts.
+    # Cheapest cost of run[:end] and where its last word starts. Each start, in order, offers
+    # its pieces to the ends after it (a start's own cost is final by then): for every end the
+    # candidates come in the order of their starts, and the first cheapest stays.
     cost_to = [0.0] + [math.inf] * n
     word_start = [0] * (n + 1)
-    known, base, per_char = _KNOWN_COST, _UNKNOWN_BASE, _UNKNOWN_PER_CHAR  # locals: hot loop
-    for end in range(1, n + 1):
-        best, best_start = math.inf, 0
-        for start in range(max(0, end - _MAX_LEN), end):
-            word_cost = known.get(run[start:end])
-            if word_cost is None:
-                word_cost = base + per_char * (end - start)
-            cost = cost_to[start] + word_cost
-            if cost < best:
-                best, best_start = cost, start
-        cost_to[end], word_start[end] = best, best_start
+    known, unknown = _KNOWN_COST, _UNKNOWN_COST  # locals: hot loop
+    for start in range(n):
+        base = cost_to[start]
+        last = min(n, start + _MAX_LEN)
+        # Known words only while the piece is a prefix of one (a few letters, not _MAX_LEN).
+        known_at: dict[int, float] = {}
+        for end in range(start + 1, last + 1):
+            piece = run[start:end]
+            if piece not in _PREFIXES:
+                break
+            word_cost = known.get(piece)
+            if word_cost is not None:
+                known_at[end] = word_cost
+        for end in range(start + 1, last + 1):
+            word_cost = known_at.get(end) if known_at else None
+            cost = base + (unknown[end - start] if word_cost is None else word_cost)
+            if cost < cost_to[end]:
+                cost_to[end], word_start[end] = cost, start
     pieces: list[str] = []
     end = n
     while end > 0:
