@@ -11,15 +11,16 @@ see them as they would see Django's.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from operator import attrgetter
+from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter, itemgetter
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import (
     AutoField,
     BooleanField,
     CharField,
+    DateField,
     Field,
     ForeignKey,
     IntegerField,
@@ -55,12 +56,25 @@ def _columns(fields: Sequence[Field[Any, Any]]) -> tuple[list[str], str]:
     return names, ", ".join(f"{n} {t}" for n, t in zip(names, types, strict=True))
 
 
-def _reader(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
+def _sets_on_save(field: Field[Any, Any]) -> bool:
+    """Return whether saving a new row makes this column's value (auto_now_add and the like).
+
+    A date field without auto_now(_add) only reads the attribute back: no per-row call.
+    """
+    if isinstance(field, DateField):
+        return bool(field.auto_now or field.auto_now_add)
+    return type(field).pre_save is not Field.pre_save
+
+
+def _reader(field: Field[Any, Any], add: bool, mapping: bool, db: Any) -> Callable[[Any], Any]:
     """Return how a row's value of this column is read: decided once per statement (the
-    checks cost more than the reads when done for every row and column)."""
-    if add and type(field).pre_save is not Field.pre_save:  # auto_now_add and the like
-        return lambda obj: _prepared(field, field.pre_save(obj, add))
-    get = attrgetter(field.attname)
+    checks cost more than the reads when done for every row and column). Rows are model
+    instances, or mappings by attname (`mapping`), which cost no model construction."""
+    if add and _sets_on_save(field):
+        if mapping:
+            raise TypeError(f"{field.attname} sets its value on save: give model instances")
+        return lambda obj: _prepared(field, field.pre_save(obj, add), db)
+    get = itemgetter(field.attname) if mapping else attrgetter(field.attname)
     if _embedded(field):
         return get
     if isinstance(field, JSONField):
@@ -73,23 +87,26 @@ def _reader(field: Field[Any, Any], add: bool) -> Callable[[Model], Any]:
     # object converts to the same value, so it is converted once.
     last: list[Any] = [None, None]
 
-    def read(obj: Model) -> Any:
+    def read(obj: Any) -> Any:
         value = get(obj)
         if value is not last[0]:
-            last[:] = value, _prepared(field, value)
+            last[:] = value, _prepared(field, value, db)
         return last[1]
 
     return read
 
 
-def _prepared(field: Field[Any, Any], value: Any) -> Any:
+def _prepared(field: Field[Any, Any], value: Any, db: Any) -> Any:
     if value is None or isinstance(field, _PLAIN):
         return value
-    return field.get_db_prep_save(value, connection)
+    return field.get_db_prep_save(value, db)
 
 
-def _document(fields: Sequence[Field[Any, Any]], rows: Sequence[Model], add: bool) -> str:
-    readers = [(str(f.column), _reader(f, add)) for f in fields]
+def _document(fields: Sequence[Field[Any, Any]], rows: Sequence[Any], add: bool) -> str:
+    # The connection object itself, once: `connection` is a proxy looked up on every use.
+    db = connections[DEFAULT_DB_ALIAS]
+    mapping = isinstance(rows[0], Mapping)
+    readers = [(str(f.column), _reader(f, add, mapping, db)) for f in fields]
     # default=str: datetimes, UUIDs and decimals as PostgreSQL reads them back (same instant,
     # same value).
     return json.dumps([{c: read(obj) for c, read in readers} for obj in rows], default=str)
@@ -105,7 +122,7 @@ def _read(names: list[str], fields: Sequence[Field[Any, Any]]) -> list[str]:
 
 def insert_rows(
     model: type[Model],
-    rows: Sequence[Model],
+    rows: Sequence[Model] | Sequence[Mapping[str, Any]],
     *,
     skip_conflicts: bool = False,
     returning: Sequence[str] = (),
@@ -115,13 +132,18 @@ def insert_rows(
     Every concrete column is written; an auto primary key left unset is made by the database
     (ask for it in `returning`). With `skip_conflicts`, a row that conflicts with one already
     there (a unique value another transaction wrote meanwhile) is left out: only the rows
-    returned were inserted, and the caller matches them to its objects.
+    returned were inserted, and the caller matches them to its objects. Rows may be mappings
+    by attname, every concrete column's (no model instance made; nothing marked as saved).
     """
     if not rows:
         return []
     meta = model._meta
     pk = meta.pk
-    auto_pk = isinstance(pk, AutoField) and rows[0].pk is None
+    first = rows[0]
+    auto_pk = (
+        isinstance(pk, AutoField)
+        and (first.get(pk.attname) if isinstance(first, Mapping) else first.pk) is None
+    )
     fields = [f for f in meta.concrete_fields if not (auto_pk and f is pk)]
     columns = {f.name: f.column for f in meta.concrete_fields}
     names, definitions = _columns(fields)
@@ -139,7 +161,8 @@ def insert_rows(
         found = [tuple(row) for row in cursor.fetchall()] if returning else []
     if not skip_conflicts and not auto_pk:
         for obj in rows:  # saved, as after Model.save() or bulk_create
-            obj._state.adding, obj._state.db = False, connection.alias
+            if isinstance(obj, Model):
+                obj._state.adding, obj._state.db = False, connection.alias
     return found
 
 

@@ -121,7 +121,7 @@ def store_computed_notices(
     """
     observations = list(observations)
     by_work = notice_values_by_work([o.cited_work_id for o in observations])
-    created: list[StandingNotice] = []
+    created: list[dict[str, Any]] = []
     updated: list[StandingNotice] = []
     substantive: list[Observation] = []
     for observation in observations:
@@ -130,11 +130,11 @@ def store_computed_notices(
         if _substantive(notice, values):
             substantive.append(observation)
         if notice is None:
+            # A row, not a model instance: a chunk makes hundreds, and nothing reads them back.
             created.append(
-                StandingNotice(
-                    observation=observation, origin=Origin.COMPUTED, refreshed_at=now, **values
-                )
-            )
+                {"observation_id": observation.pk, "origin": Origin.COMPUTED.value,
+                 "refreshed_at": now, **values}
+            )  # fmt: skip
         elif _differs(notice, values):
             for name in _NOTICE_FIELDS:
                 setattr(notice, name, values[name])

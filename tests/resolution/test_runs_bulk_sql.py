@@ -17,7 +17,7 @@ from curation.models import Observation, Paper, Resolution
 pytestmark = pytest.mark.django_db
 
 ACTOR = Actor.command("test")
-AWKWARD = "O'Brien \"quoted\" \\ back, ünïcødé ✓ 日本, {braces} [1], %s %(x)s"
+AWKWARD = 'O\'Brien "quoted" \\ back, ünïcødé ✓ 日本, {braces} [1], %s %(x)s'
 
 
 def test_inserted_and_updated_rows_read_back_exactly_with_history() -> None:
@@ -93,3 +93,39 @@ def test_insert_with_database_keys_skips_conflicts_and_returns_what_it_inserted(
     events = apps.get_model("curation", "CitedWorkEvent").objects.filter(pgh_label="insert")
     assert {e.pgh_context.metadata.get("reason") for e in events} == {"setup", "bulk write"}
     assert events.count() == 3
+
+
+def test_rows_given_as_mappings_insert_as_model_instances_do() -> None:
+    from curation.models import StandingNotice
+
+    stamp = timezone.make_aware(dt.datetime(2026, 3, 4, 5, 6, 7, 890123), dt.UTC)
+    with audited(ACTOR, "setup"):
+        paper = Paper.objects.create(arxiv_id="2501.00003", title="Citing")
+        made = [
+            Observation(paper=paper, source="t", reference_index=i, normalized_text=f"m{i}",
+                        source_observed_at=stamp, changed_at=stamp)
+            for i in range(2)
+        ]  # fmt: skip
+        Observation.objects.bulk_create(made)
+    values = {"state": "unavailable", "reason": "no_source_answered", "observation_text": AWKWARD,
+              "events": [{"k": AWKWARD}], "source_receipts": [], "origin": "computed"}  # fmt: skip
+    with audited(ACTOR, "bulk write"):
+        insert_rows(
+            StandingNotice, [{"observation_id": made[0].pk, "refreshed_at": stamp, **values}]
+        )
+        insert_rows(
+            StandingNotice, [StandingNotice(observation=made[1], refreshed_at=stamp, **values)]
+        )
+    first, second = (StandingNotice.objects.get(pk=o.pk) for o in made)
+    fields = [f.name for f in StandingNotice._meta.concrete_fields if f.name != "observation"]
+    assert [getattr(first, f) for f in fields] == [getattr(second, f) for f in fields]
+    assert first.refreshed_at == stamp and first.events == [{"k": AWKWARD}]
+    events = apps.get_model("curation", "StandingNoticeEvent").objects.filter(pgh_label="insert")
+    assert events.count() == 2  # history as for any insert
+
+
+def test_mapping_rows_are_refused_for_a_column_that_sets_itself_on_save() -> None:
+    from curation.models import CitedWork
+
+    with audited(ACTOR, "bulk write"), pytest.raises(TypeError, match="created_at sets its value"):
+        insert_rows(CitedWork, [{"id": None, "doi": "10.1/x", "arxiv_id": None, "title": "t"}])
