@@ -268,7 +268,7 @@ def normalize_url(raw: str) -> str:
 _NO_IDENTIFIERS = Identifiers()
 
 
-def _first_of(text: str, lowered: str, *words: str) -> int:
+def case_blind_start(text: str, lowered: str, *words: str) -> int:
     """Return where a case-blind scan for patterns that open with one of `words` may start.
 
     In ASCII text no match starts before the first of the words in `lowered`; elsewhere a
@@ -301,7 +301,7 @@ def extract_identifiers(text: str) -> Identifiers:
     lowered = text.lower()
     if "arxiv" in lowered or "abs/" in lowered or "pdf/" in lowered:
         for m in _NEW_WITH_CONTEXT.finditer(
-            text, _first_of(text, lowered, "arxiv", "abs/", "pdf/")
+            text, case_blind_start(text, lowered, "arxiv", "abs/", "pdf/")
         ):
             add_new(m)
     if "[" in text:
@@ -326,7 +326,7 @@ def extract_identifiers(text: str) -> Identifiers:
                 aid = ArxivId(f"{archive}/{m[2]}", int(m[3][1:]) if m[3] else None, "old")
                 arxiv.setdefault(aid.id, aid)
     if "doi" in lowered:
-        for m in _DOI_NO_SUFFIX.finditer(text, _first_of(text, lowered, "doi")):
+        for m in _DOI_NO_SUFFIX.finditer(text, case_blind_start(text, lowered, "doi")):
             malformed.append(Malformed("doi", m[0].strip(), "DOI has no suffix after the prefix"))
     if "10." in text:
         for m in _DOI.finditer(text):

@@ -131,3 +131,12 @@ def _join_break(m: re.Match[str]) -> str:
 def compact_title(title: str) -> str:
     """Return the normalised title without spaces, to compare titles whose words are glued."""
     return normalize_title(title).replace(" ", "")
+
+
+def single_spaced(text: str) -> str:
+    """Return the text with its whitespace runs as single spaces, and none at either end."""
+    # A printable text's only whitespace is " " (the others are all non-printable), so with no
+    # double, leading or trailing space it is already single-spaced: most references.
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())

@@ -18,7 +18,7 @@ from curation.references.authors import (
 )
 from curation.references.identifiers import URL_RE, Identifiers, extract_identifiers
 from curation.references.journals import JournalRef, find_journal_ref
-from curation.references.normalize import normalize_reference_text
+from curation.references.normalize import normalize_reference_text, single_spaced
 from curation.references.quality import is_artefact, is_venue_only, title_problem
 from curation.references.repair import Repair, repair_reference
 from curation.references.sentences import split_sentences
@@ -255,11 +255,7 @@ def _strip_identifiers(text: str, ids: Identifiers) -> str:
         text = _PUNCT_RUN.sub(r"\1", text)
     if ".." in text:
         text = _DOTS.sub(".", text)
-    # Printable text holds no whitespace but " " (tabs, NBSP and the like are not printable):
-    # without a double space, collapsing the whitespace would change nothing.
-    if "  " in text or not text.isprintable():
-        text = " ".join(text.split())
-    return text.strip(" ,;:")
+    return single_spaced(text).strip(" ,;:")
 
 
 def find_year(text: str) -> int | None:

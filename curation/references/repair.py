@@ -10,9 +10,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from curation.references.identifiers import OLD_ARCHIVES, new_style_problem
+from curation.references.identifiers import OLD_ARCHIVES, case_blind_start, new_style_problem
 from curation.references.latex import latex_to_text
-from curation.references.normalize import CONTROL_CHARS, fix_mojibake
+from curation.references.normalize import CONTROL_CHARS, fix_mojibake, single_spaced
 from curation.references.words import (
     GLUE_WORDS,
     SUSPENDED_NEXT,
@@ -225,14 +225,12 @@ def _fix_arxiv_scheme_spaces(text: str, note: Callable[[re.Match[str], str], str
         lead = "abs/" if m[1].lower() == "abs/" else m[1] + ":"
         return note(m, f"{lead}{m[3]}.{m[4]}{m[5] or ''}")
 
-    if not text.isascii():
-        return _ARXIV_SPACED.sub(fix, text)
-    # In ASCII text a match starts at the first "arxiv" or "abs/" in any case, or after it: the
-    # case-blind scan (slow) starts one character before it, for the \b, not at the start.
-    found = [i for i in (lowered.find("arxiv"), lowered.find("abs/")) if i >= 0]
-    if not found:
+    # The case-blind scan (slow) starts one character before the first "arxiv" or "abs/", for
+    # the \b, not at the start.
+    start = case_blind_start(text, lowered, "arxiv", "abs/")
+    if start == len(text):
         return text
-    start = max(0, min(found) - 1)
+    start = max(0, start - 1)
     return text[:start] + _ARXIV_SPACED.sub(fix, text[start:])
 
 
@@ -383,13 +381,4 @@ def repair_reference(raw: str) -> tuple[str, list[Repair]]:
     )
     if " :" in text or " ," in text:
         text = _SPACE_BEFORE_COLON.sub(r"\1", text)
-    return _single_spaced(text), repairs
-
-
-def _single_spaced(text: str) -> str:
-    """Return the text with its whitespace runs as single spaces, and none at either end."""
-    # A printable text's only whitespace is " " (the others are all non-printable), so with no
-    # double, leading or trailing space it is already single-spaced: most references.
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text
-    return " ".join(text.split())
+    return single_spaced(text), repairs
