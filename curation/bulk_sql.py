@@ -159,10 +159,9 @@ def insert_rows(
     with connection.cursor() as cursor:
         cursor.execute(sql, [_document(fields, rows, add=True)])
         found = [tuple(row) for row in cursor.fetchall()] if returning else []
-    if not skip_conflicts and not auto_pk:
+    if not skip_conflicts and not auto_pk and isinstance(first, Model):
         for obj in rows:  # saved, as after Model.save() or bulk_create
-            if isinstance(obj, Model):
-                obj._state.adding, obj._state.db = False, connection.alias
+            obj._state.adding, obj._state.db = False, connection.alias  # type: ignore[union-attr]
     return found
 
 

@@ -23,20 +23,19 @@ _ARRAY_TYPES = {
     "BigIntegerField": "bigint[]",
     "AutoField": "integer[]",
     "IntegerField": "integer[]",
-    "ForeignKey": None,  # the target's column type, below
-    "OneToOneField": None,
     "CharField": "text[]",
     "TextField": "text[]",
 }
 
 
 def _array_type(field: models.Field[Any, Any]) -> str:
-    if field.get_internal_type() in ("ForeignKey", "OneToOneField"):
-        return _array_type(field.target_field)  # type: ignore[attr-defined]
+    if isinstance(field, ForeignObject):  # a relation compares as its target column
+        return _array_type(field.target_field)
+    kind = field.get_internal_type()
     try:
-        return _ARRAY_TYPES[field.get_internal_type()]  # type: ignore[return-value]
+        return _ARRAY_TYPES[kind]
     except KeyError:
-        raise TypeError(f"__any is not defined for {field.get_internal_type()}") from None
+        raise TypeError(f"__any is not defined for {kind}") from None
 
 
 class AnyOf(Lookup):
