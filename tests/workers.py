@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -24,9 +25,14 @@ QUEUES = "default,resolution,notices,crossref"
 class Worker:
     """A `celery worker` subprocess in its own process group (so a test can kill all of it)."""
 
-    def __init__(self, popen: subprocess.Popen[str]) -> None:
+    def __init__(self, popen: subprocess.Popen[str], node: str) -> None:
         self.popen = popen
+        self.node = node
         self._output: str | None = None
+
+    def ready(self) -> bool:
+        """Return whether the worker answers a ping (it consumes its queues from then on)."""
+        return bool(app.control.ping(destination=[self.node], timeout=0.5))
 
     @property
     def pid(self) -> int:
@@ -82,10 +88,11 @@ def start_worker(
     env: dict[str, str], *, name: str, concurrency: int = 1, pool: str = "prefork"
 ) -> Worker:
     """Start a worker on every queue; it logs to a pipe read when it stops."""
+    node = f"{name}-{os.getpid()}@{socket.gethostname()}"
     command = [
         sys.executable, "-m", "celery", "-A", "citerec", "worker", f"--pool={pool}",
         f"--concurrency={concurrency}", "-Q", QUEUES, "--without-heartbeat", "--without-gossip",
-        "--without-mingle", "-n", f"{name}-{os.getpid()}@%h", "--loglevel=INFO",
+        "--without-mingle", "-n", node, "--loglevel=INFO",
     ]  # fmt: skip
     popen = subprocess.Popen(
         command,
@@ -96,7 +103,7 @@ def start_worker(
         text=True,
         start_new_session=True,
     )
-    return Worker(popen)
+    return Worker(popen, node)
 
 
 @contextmanager

@@ -113,9 +113,12 @@ def test_two_pool_processes_finish_a_run(broker: str, run: ResolutionRun) -> Non
 
 def test_two_workers_finish_one_run(broker: str, run: ResolutionRun) -> None:
     with workers() as running:
-        dispatch_run(run.pk)
         running.append(start_worker(worker_env(broker), name="first", concurrency=1))
         running.append(start_worker(worker_env(broker), name="second", concurrency=1))
+        # Both must be consuming before the chunks are queued, or the first one up may take
+        # them all while the second one is still starting (a fresh clone's CI saw exactly that).
+        wait_for(lambda: all(w.ready() for w in running), timeout=60, running=running, what="ready")
+        dispatch_run(run.pk)
         wait_for(lambda: finished(run), timeout=90, running=running, what="the run")
         outputs = [w.stop() for w in running]
     assert_resolved_once(run)
