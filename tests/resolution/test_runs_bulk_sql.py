@@ -129,3 +129,30 @@ def test_mapping_rows_are_refused_for_a_column_that_sets_itself_on_save() -> Non
 
     with audited(ACTOR, "bulk write"), pytest.raises(TypeError, match="created_at sets its value"):
         insert_rows(CitedWork, [{"id": None, "doi": "10.1/x", "arxiv_id": None, "title": "t"}])
+
+
+def test_documents_orjson_refuses_encode_as_the_standard_library_does() -> None:
+    """A key that is not a string or an integer beyond 64 bits: json.dumps takes the document."""
+    offset = dt.timezone(dt.timedelta(hours=5, minutes=30))
+    stamp = dt.datetime(2026, 3, 4, 5, 6, 7, 890123, tzinfo=offset)
+    with audited(ACTOR, "setup"):
+        paper = Paper.objects.create(arxiv_id="2501.00003", title="Citing")
+        observation = Observation.objects.create(
+            paper=paper,
+            source="t",
+            reference_index=0,
+            normalized_text="n",
+            source_observed_at=stamp,
+            changed_at=stamp,
+        )
+    with audited(ACTOR, "bulk write"):
+        for evidence in ({7: "an int key", "big": 2**70}, {"plain": [1.5, "ü"]}):
+            Resolution.objects.filter(observation=observation).delete()
+            insert_rows(Resolution, [
+                Resolution(observation=observation, status="unresolved", origin="computed",
+                           resolver_source="raw_fallback", resolver_version="v",
+                           evidence=evidence, observed_at=stamp)
+            ])  # fmt: skip
+            stored = Resolution.objects.get(observation=observation)
+            assert stored.evidence == {str(k): v for k, v in evidence.items()}
+            assert stored.observed_at == stamp  # the same instant, whatever its offset
