@@ -1,7 +1,7 @@
 """The parser's modules compiled to C with mypyc, used only while they match their sources.
 
 Parsing is pure, typed Python, and mypyc compiles such code to C extension modules that run
-the same logic about 1.5x faster (bench/bench_parse.py). `make install` builds them in place,
+the same logic about 1.2x faster (bench/README.md, bench_parse.py row). `make install` builds them in place,
 beside their sources (`python -m curation.references.native build`), and writes a manifest
 with the SHA-256 of each compiled source.
 
