@@ -45,9 +45,9 @@ _PARTICLES = frozenset(_PARTICLE[3:-1].split("|"))
 # the scan jumps from one "." to the next.
 _GLUED_INITIAL = re.compile(rf"\.(?<=[{_U}]\.)(?=[{_U}][a-z])")
 DIGIT = re.compile(r"\d")
-_EDITOR_ETAL = re.compile(r"\((?:[Ee]ds?|[Hh]rsg)\.?\)|\bet\s*al\.?|,?\s*and others\b")
-_AND = re.compile(r"\s*(?:&|\band\b|…|\.\.\.)\s*")
-_PIECES = re.compile(r",|\band\b|&")
+_EDITOR_ETAL = re.compile(r"\((?:[Ee]ds?|[Hh]rsg)\.?\)|e(?<!\we)t\s*al\.?|,?\s*and others\b")
+_AND = re.compile(r"\s*(?:&|a(?<!\wa)nd\b|…|\.\.\.)\s*")
+_PIECES = re.compile(r",|a(?<!\wa)nd\b|&")
 _TRAILING_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 # Title words that never occur in an author list; one of them rules a name list out quickly.
 # Each word is matched first and its leading word boundary checked behind it ("of(?<!\wof)" is

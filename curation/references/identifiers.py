@@ -35,7 +35,9 @@ _NEW_AT_END = re.compile(
 # either side ("0901.0657"). Most reference endings ("… 2009.") have none.
 _DIGIT_DOT_DIGIT = re.compile(r"\.(?<=\d\.)\d")
 # "doi:10.1145" with nothing after the prefix, or "doi:10" cut short.
-_DOI_NO_SUFFIX = re.compile(r"\bdoi\s*[:.]?\s*(10(?:\.\d{1,9})?+)(?!\s*/|\.?\d|%2f)", re.IGNORECASE)
+_DOI_NO_SUFFIX = re.compile(
+    r"d(?<!\wd)oi\s*[:.]?\s*(10(?:\.\d{1,9})?+)(?!\s*/|\.?\d|%2f)", re.IGNORECASE
+)
 # Words glued after a DOI by PDF extraction: "….URL http://…", "….PMID:2084…".
 # Case matters: "j.issn.1674-8999…" is part of real DOIs, "….URL" never is.
 _DOI_GLUED_WORD = re.compile(
@@ -46,7 +48,7 @@ _DOI_GLUED_YEAR = re.compile(r"\((?:19|20)\d\d\)?$")
 _DOI_GLUED_LABEL = re.compile(r"\.\((?:[a-z]|[ivx]{1,4})\)$", re.IGNORECASE)
 # A bare new-style id is only trusted when followed by an arXiv category, e.g. "1207.7214 [hep-ex]".
 _NEW_WITH_CATEGORY = re.compile(
-    r"(?<![\w./])(\d{4})\.(\d{4,5})(v\d+)?\s*\[[a-z-]+(?:\.[A-Za-z-]+)?\]"
+    r"(\d(?<![\w./]\d)\d{3})\.(\d{4,5})(v\d+)?\s*\[[a-z-]+(?:\.[A-Za-z-]+)?\]"
 )
 _OLD = re.compile(
     r"(?<![\w.-])([a-z]+(?:-[a-z]+)?)(?:\.[A-Za-z]{2}(?:-[a-z]{2})?)?/(\d{7})(v\d+)?(?![\d])"
@@ -54,7 +56,8 @@ _OLD = re.compile(
 # What _ARCHIVE_NEW and _OLD both need ("astro-ph/0710…", "cs.LG/1301…"), in a scan that jumps
 # from one "/" to the next: most slashes are in URLs and DOIs.
 _LETTER_SLASH_DIGIT = re.compile(r"/(?<=[A-Za-z]/)\d")
-_DOI = re.compile(r"(?<![\w.\-])10\.\d{4,9}(?:/|%2F)[^\s\"<>]*", re.IGNORECASE)
+_ARCHIVE_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-")
+_DOI = re.compile(r"1(?<![\w.\-]1)0\.\d{4,9}(?:/|%2F)[^\s\"<>]*", re.IGNORECASE)
 _GITHUB = re.compile(
     r"github\.com/([\w.-]+)/([\w.-]+)/(issues|pull|pulls|commit|commits)/([0-9a-f]{7,40}|\d+)",
     re.IGNORECASE,
@@ -315,12 +318,17 @@ def extract_identifiers(text: str) -> Identifiers:
     # No context word: trusted only when valid and not from the future, never reported.
     if end and new_style_problem(end[1], end[2]) is None and int(end[1][:2]) <= _THIS_YEAR % 100:
         add_new(end)
-    if "/" in text and _LETTER_SLASH_DIGIT.search(text):
-        for m in _ARCHIVE_NEW.finditer(text):
+    if "/" in text and (slash := _LETTER_SLASH_DIGIT.search(text)):
+        # No match starts before the run of name characters that ends at the first such "/":
+        # every match holds one, and names hold no "/". The scans start there.
+        start = slash.start()
+        while start > 0 and text[start - 1] in _ARCHIVE_NAME_CHARS:
+            start -= 1
+        for m in _ARCHIVE_NEW.finditer(text, start):
             archive = m[1].lower()
             if archive in OLD_ARCHIVES or archive in _NEW_ARCHIVES:
                 add_new(m, at=2)
-        for m in _OLD.finditer(text):
+        for m in _OLD.finditer(text, start):
             archive = m[1].lower()
             if archive in OLD_ARCHIVES and _old_problem(archive, m[2]) is None:
                 aid = ArxivId(f"{archive}/{m[2]}", int(m[3][1:]) if m[3] else None, "old")

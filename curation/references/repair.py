@@ -38,19 +38,21 @@ class Repair:
 # Scheme letters spelled out instead of re.IGNORECASE, which makes these scans slow.
 _SCHEME = r"[Hh][Tt][Tt][Pp][Ss]?://"
 _URL = re.compile(_SCHEME + r"\S+")
-_URL_GLUED = re.compile(r"(?<=[^\s(<\[\"'])(?=" + _SCHEME + ")")
+# The scheme's first letter, then what precedes it: the scan jumps between "h"s. It is kept in
+# the match, so a space goes before it (_URL_GLUED.sub(r" \g<0>", …)).
+_URL_GLUED = re.compile(r"[Hh](?<=[^\s(<\[\"'][Hh])(?=[Tt][Tt][Pp][Ss]?://)")
 # A URL broken after "/", "-" or "." by a PDF line break, and the piece that follows.
 _URL_BREAK = re.compile("(" + _SCHEME + r"\S*[/\-.])\s+(\S+)")
 _NOT_URL_TAIL = frozenset(
     "and or the in at on for from accessed last retrieved visited available see online "
     "doi arxiv url version".split()
 )
-_DOI_TOKEN = re.compile(r"(?<![\w.])10\.\d{4,9}/\S*")
+_DOI_TOKEN = re.compile(r"1(?<![\w.]1)0\.\d{4,9}/\S*")
 # The piece after a broken DOI: starts with a digit, or is a word with a digit in it.
 _DOI_TAIL = re.compile(r"\s+(\d[\w.()/-]*|[A-Za-z][\w.()/-]*\d[\w.()/-]*)")
 _YEAR_TOKEN = re.compile(r"(?:19|20)\d\d[.,;)]*")
 _ARXIV_SPACED = re.compile(
-    r"\b(arxiv(?:\s+(?:preprint|e-prints?))?|abs/)\s*(:?)\s*(\d{4})\s*\.\s*(\d{4,5})(v\d+)?(?!\d)",
+    r"(a(?<!\wa)(?:rxiv(?:\s+(?:preprint|e-prints?))?|bs/))\s*(:?)\s*(\d{4})\s*\.\s*(\d{4,5})(v\d+)?(?!\d)",
     re.IGNORECASE,
 )
 _BARE_SPACED_ID = re.compile(r"(?<![\w.])(\d{4})(?:\.\s+|\s+\.\s*)(\d{4,5})(v\d+)?(?![\d\-–])")
@@ -62,17 +64,17 @@ _DOT_GAP = re.compile(r"\.(?:(?<=\d{4}\.)\s+\d{4}|(?<=\s\.)\s*\d{4})")
 # the reference, where physics styles put a bare arXiv id.
 _AT_END = re.compile(r"\s*(?:[.,;\])]\s*|\[[\w.\- ]*\]\s*)*$")
 # "arXiv .org:", "arXiv.org: ", "arXiv; 1706.01953": the scheme written as a PDF spaced it.
-_ARXIV_SCHEME = re.compile(r"\b(arxiv)\s*(?:\.\s*org\s*:|[;,](?=\s*\d{4}\.\d))\s*", re.I)
+_ARXIV_SCHEME = re.compile(r"(a(?<!\wa)rxiv)\s*(?:\.\s*org\s*:|[;,](?=\s*\d{4}\.\d))\s*", re.I)
 # "hep -th/0312052", "astro-ph /9612213", "gr-qc/ 9710068", "math/ 0407078".
 _ARCHIVE_SPACED = re.compile(
     r"(?<![\w-])([a-z]+)(?:(\s*-\s*)([a-z]+))?(\s*/\s*)(\d{7}|\d{4}\.\d{4,5})(?!\d)"
 )
 # "doi:10. 1103/…", "10 .1088/…", "10.1103 /PhysRevLett…", "doi.10.1093/…".
-_DOI_PREFIX_SPACED = re.compile(r"(?<![\w.])10\s*\.\s*(\d{4,9})\s*/\s*(?=[\w(])")
-_DOI_DOT_LEAD = re.compile(r"\bdoi\.(?=10\.\d)", re.I)
+_DOI_PREFIX_SPACED = re.compile(r"1(?<![\w.]1)0\s*\.\s*(\d{4,9})\s*/\s*(?=[\w(])")
+_DOI_DOT_LEAD = re.compile(r"d(?<!\wd)oi\.(?=10\.\d)", re.I)
 # A DOI whose next part was pushed off by a space: "…/PhysRevLett .100.228502", "…/molbev /msu300".
 _DOI_SPACED_PART = re.compile(
-    r"((?<![\w.])10\.\d{4,9}/[^\s\[\],;]*[\w)])\s+(\.\d[\w.()/-]*|/\w[\w.()/-]*)"
+    r"(1(?<![\w.]1)0\.\d{4,9}/[^\s\[\],;]*[\w)])\s+(\.\d[\w.()/-]*|/\w[\w.()/-]*)"
 )
 _HYPHEN_BREAK = re.compile(r"([^\W\d_]+)- ([^\W\d_]+)(-?)")
 # The letter, "- " and letter that every _HYPHEN_BREAK match holds, found from the "-" (a scan
@@ -370,7 +372,7 @@ def repair_reference(raw: str) -> tuple[str, list[Repair]]:
     if "://" in text:
         if _URL_GLUED.search(text):
             repairs.append(Repair("url_glued", "", " "))
-            text = _URL_GLUED.sub(" ", text)
+            text = _URL_GLUED.sub(r" \g<0>", text)
         text = _fix_url_breaks(text, repairs)
     text = _fix_identifier_spacing(text, repairs)
     if "10." in text:

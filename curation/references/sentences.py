@@ -15,8 +15,20 @@ ABBREVIATIONS = frozenset(
 )
 _BOUNDARY = re.compile(r"[.?!][\"”’']?\s+")
 _INITIAL = re.compile(r"[A-Z]\.")
-# Searched in a slice: only a word start is tried, so the search is linear in the window.
-_LAST_WORD = re.compile(r"(?<![\w.'’\-])[\w.'’\-]+$")
+_WORD_PUNCTUATION = frozenset("_.'’-")  # with letters and digits, what a "word" here is made of
+
+
+def _last_word(text: str, start: int, stop: int) -> str:
+    """Return the run of word characters that ends text[start:stop] (the word before a stop).
+
+    A loop back from the end: a regex search would try a match at every position before it.
+    """
+    if stop > start and text[stop - 1] == "\n":
+        stop -= 1  # as the regex's "$" did: it matches before a final newline too
+    at = stop
+    while at > start and (text[at - 1].isalnum() or text[at - 1] in _WORD_PUNCTUATION):
+        at -= 1
+    return text[at:stop]
 
 
 def split_sentences(text: str, initials: bool = True) -> list[str]:
@@ -30,9 +42,8 @@ def split_sentences(text: str, initials: bool = True) -> list[str]:
     start = 0
     for m in _BOUNDARY.finditer(text):
         if text[m.start()] == ".":
-            # Only a short window before the stop: searching from `start` would be quadratic.
-            word_m = _LAST_WORD.search(text[max(start, m.start() - 40) : m.start()])
-            word = word_m[0] if word_m else ""
+            # Only a short window before the stop, as the regex this replaced searched.
+            word = _last_word(text, max(start, m.start() - 40), m.start())
             if len(word) == 1 and word.isupper() and (initials or _INITIAL.match(text, m.end())):
                 continue
             if word.lower() in ABBREVIATIONS:
