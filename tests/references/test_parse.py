@@ -362,3 +362,24 @@ def test_a_list_number_is_not_part_of_the_reference(raw: str) -> None:
     ref = parse_reference(raw)
     assert ref.first_author_surname == "Buyens"
     assert ref.title == "Matrix product states for gauge field theories"
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        ("Smith J. Graph minors. PhD thesis, MIT, 1999.", "thesis"),
+        ("Smith J. Graph minors. Doctoral Dissertation, MIT, 1999.", "thesis"),
+        ("Smith J. Graph theses. Oxford, 1999.", "article"),  # "theses" is not "thesis"
+        ("Smith J. Graph minors. Tech. Rep. 12, MIT, 1999.", "report"),
+        ("Smith J. Graph minors. Technical report TR-12, MIT, 1999.", "report"),
+        ("Smith J. Graph minors. Tech reports, MIT, 1999.", "article"),  # no word end after "rep"
+        ("Smith J. Graph Minors. 2nd ed. Springer, 1999.", "book"),
+        ("Smith J. Graph Minors. 12th edition, 1999.", "book"),
+        ("Smith J. Graph Minors. A2nd ed, 1999.", "article"),  # the number must start a word
+        ("Smith J. Graph Minors. Oxford University Press, 1999.", "book"),
+        ("Smith J. Graph minors. In: Proc. SODA, Oxford University Press, 1999.", "article"),
+        ("Smith J. Graph minors. Compress, 1999.", "article"),  # "press" must start a word
+    ],
+)
+def test_kind_words_need_their_word_boundaries(raw: str, kind: str) -> None:
+    assert parse_reference(raw).kind == kind
