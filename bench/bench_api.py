@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from proc_cpu import backends_cpu, tree_cpu
+from proc_cpu import backends_cpu, tree_cpu, yardstick
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -254,7 +254,8 @@ def main() -> None:
     load = " / ".join(" ".join(f"{x:.2f}" for x in avg) for avg in (load_before, os.getloadavg()))
     print(
         f"Procfile web ({procfile_line('web').split()[0]}), {os.cpu_count()} CPUs, {conns} connections, "
-        f"{seconds} s per endpoint, cache {cache}; load average before / after: {load}"
+        f"{seconds} s per endpoint, cache {cache}; load average before / after: {load}; "
+        f"machine yardstick {yardstick():.0f} ms CPU (proc_cpu.yardstick: lower is a faster machine)"
     )
     print(f"{'endpoint':32} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}  CPU ms per request: "
           "web / PostgreSQL / client  tool")  # fmt: skip

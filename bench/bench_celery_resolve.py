@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from proc_cpu import process_cpu, tree_cpu  # noqa: E402  (bench/ is on the path from here)
+from proc_cpu import process_cpu, tree_cpu, yardstick  # noqa: E402  (bench/ is on the path from here)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 os.environ["CITEREC_OFFLINE"] = "1"
@@ -268,7 +268,8 @@ def main() -> None:
     env = {**os.environ, "DATABASE_URL": url, "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
            "CITEREC_OFFLINE": "1", "DJANGO_SETTINGS_MODULE": "citerec.settings"}  # fmt: skip
     print(f"catalogue {args.catalogue:,} papers, {args.refs:,} references per run "
-          f"(mixed), chunks of {args.chunk_size}", flush=True)  # fmt: skip
+          f"(mixed), chunks of {args.chunk_size}; machine yardstick {yardstick():.0f} ms CPU "
+          "(proc_cpu.yardstick: lower is a faster machine)", flush=True)  # fmt: skip
     tag = f"{int(time.time()) % 100000:05d}"
     for n, layout in enumerate(filter(None, args.layouts.split(","))):
         count, concurrency = LAYOUTS[layout]

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from parse_golden import real_strings  # noqa: E402
+from proc_cpu import yardstick  # noqa: E402
 
 from curation.references import parse_reference, read_references  # noqa: E402
 from curation.references.words import segment  # noqa: E402
@@ -123,7 +124,8 @@ def main() -> None:
     refs = corpus()
     print(
         f"corpus: {len(refs)} labelled reference strings, "
-        f"mean {sum(map(len, refs)) // len(refs)} chars"
+        f"mean {sum(map(len, refs)) // len(refs)} chars; machine yardstick {yardstick():.0f} ms CPU "
+        "(proc_cpu.yardstick: lower is a faster machine)"
     )
     print(f"parse_reference, cold, best of 3 passes: {rate(cold_throughput(refs))}")
     print(f"parse_reference, {args.n:,} parses:        {rate(throughput(refs, args.n))}")

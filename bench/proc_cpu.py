@@ -7,6 +7,8 @@ per request or per reference moves far less, so the benchmarks print both.
 from __future__ import annotations
 
 import os
+import re
+import time
 from pathlib import Path
 
 import psycopg
@@ -46,3 +48,24 @@ def backends_cpu(url: str, database: str) -> float:
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
     return total
+
+
+_YARDSTICK_TEXT = "Smith J, Jones K. Graph minors XX: Wagner's conjecture. J. Comb. Theory 92 (2004) 325. " * 4
+_YARDSTICK_RE = re.compile(r"\b[A-Z][a-z]+\b|\d+")
+
+
+def yardstick() -> float:
+    """Return the CPU milliseconds (best of 3) of a fixed pure-Python and regex workload.
+
+    The same code runs at different speeds on different days here (the VM's host varies by
+    up to 2x); printed beside a figure, this lets figures from different days be compared.
+    """
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        total = 0
+        for i in range(10_000):
+            total += len(_YARDSTICK_RE.findall(_YARDSTICK_TEXT[i % 7 :]))
+            total += sum(ord(c) for c in _YARDSTICK_TEXT[:40])
+        best = min(best, time.process_time() - start)
+    return best * 1000
