@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -400,26 +401,30 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"  # what \w matches in a str pattern
 
 
-def _has_word(text: str, word: str, whole: bool = False) -> bool:
-    """Return whether `word` starts a word of `text` (and ends it too, if `whole`)."""
+def _starts_word(text: str, at: int) -> bool:
+    return at == 0 or not _is_word_char(text[at - 1])
+
+
+def _word_starts(text: str, word: str) -> Iterator[int]:
+    """Yield each position where `word` occurs at the start of a word of `text`."""
     at = text.find(word)
     while at >= 0:
-        end = at + len(word)
-        if (at == 0 or not _is_word_char(text[at - 1])) and (
-            not whole or end == len(text) or not _is_word_char(text[end])
-        ):
-            return True
+        if _starts_word(text, at):
+            yield at
         at = text.find(word, at + 1)
+
+
+def _has_word(text: str, word: str, whole: bool = False) -> bool:
+    """Return whether `word` starts a word of `text` (and ends it too, if `whole`)."""
+    for at in _word_starts(text, word):
+        end = at + len(word)
+        if not whole or end == len(text) or not _is_word_char(text[end]):
+            return True
     return False
 
 
 def _has_tech_report(lowered: str) -> bool:
-    at = lowered.find("tech")
-    while at >= 0:
-        if (at == 0 or not _is_word_char(lowered[at - 1])) and _TECH_REPORT.match(lowered, at):
-            return True
-        at = lowered.find("tech", at + 1)
-    return False
+    return any(_TECH_REPORT.match(lowered, at) for at in _word_starts(lowered, "tech"))
 
 
 def _has_edition(lowered: str) -> bool:
@@ -430,7 +435,7 @@ def _has_edition(lowered: str) -> bool:
             start = at - 2
             while start > 0 and lowered[start - 1].isdecimal():  # what \d matches in a str
                 start -= 1
-            if start < at - 2 and (start == 0 or not _is_word_char(lowered[start - 1])):
+            if start < at - 2 and _starts_word(lowered, start):
                 return True
         at = lowered.find(" ed", at + 1)
     return False
