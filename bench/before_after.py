@@ -5,8 +5,8 @@ Usage: python bench/before_after.py [--before 70df007] [--rounds 2] [--seconds 1
 
 The earlier revision is checked out (git worktree, detached) under bench/.data/before-<rev> with
 its own virtualenv from its own pinned dependencies (`make install` there), so each side runs its
-own code, server and libraries. Rounds alternate after, before, after, before..., so a change in
-the machine's load falls on both sides. 70df007 is main as it stood when issue 14 was filed.
+own code, server and libraries. Rounds alternate the order (after then before, then before then
+after), so a change in the machine's load falls on both sides. 70df007 is main as it stood when issue 14 was filed.
 Each side's API benchmark uses its own throwaway database. Prints figures; asserts nothing.
 """
 
@@ -16,12 +16,15 @@ import argparse
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 # The lines of each benchmark's output that carry its figures.
 API_LINES = re.compile(r"^(record|observation list|gunicorn|Procfile).*$", re.M)
 PARSE_LINES = re.compile(r"^.*(refs/s|corpus).*$", re.M)
+# A pause before each benchmark, for the previous one's server and database to finish exiting.
+SETTLE_SECONDS = 5
 
 
 def checkout(rev: str) -> Path:
@@ -58,13 +61,18 @@ def main() -> None:
     sides = {"after": REPO, f"before ({args.before})": checkout(args.before)}
     api_args = ["--seconds", str(args.seconds)]
     for round_ in range(1, args.rounds + 1):
-        for name, tree in sides.items():
+        # ABBA: odd rounds run "after" first, even rounds "before" first, so neither side always
+        # follows the other's API run (a web server and a dropped database winding down).
+        order = list(sides.items()) if round_ % 2 else list(sides.items())[::-1]
+        for name, tree in order:
             # The earlier bench_api always uses its fixed database name; this one is told another.
             mine = ["--database", "citerec_bench_ba_after"] if tree == REPO else []
+            time.sleep(SETTLE_SECONDS)
             api = run(tree, "bench_api.py", api_args + mine)
             print(f"== round {round_}, {name}: bench_api.py (load {_load()})", flush=True)
             print("\n".join(_lines(API_LINES, api)) or api)
-        for name, tree in sides.items():
+        for name, tree in order:
+            time.sleep(SETTLE_SECONDS)
             parse = run(tree, "bench_parse.py", [])
             print(f"== round {round_}, {name}: bench_parse.py (load {_load()})", flush=True)
             print("\n".join(_lines(PARSE_LINES, parse)) or parse, flush=True)
