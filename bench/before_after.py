@@ -6,7 +6,8 @@ Usage: python bench/before_after.py [--before 70df007] [--rounds 2] [--seconds 1
 The earlier revision is checked out (git worktree, detached) under bench/.data/before-<rev> with
 its own virtualenv from its own pinned dependencies (`make install` there), so each side runs its
 own code, server and libraries. Rounds alternate the order (after then before, then before then
-after), so a change in the machine's load falls on both sides. 70df007 is main as it stood when issue 14 was filed.
+after), so a change in the machine's load falls on both sides. 70df007 is main as it stood when
+issue 14 was filed.
 Each side's API benchmark uses its own throwaway database. Prints figures; asserts nothing.
 """
 
@@ -40,6 +41,7 @@ def run(tree: Path, script: str, args: list[str]) -> str:
     """Run one benchmark of one tree with that tree's own interpreter; return its output."""
     env = {**os.environ, "DATABASE_URL": _server_url()}
     command = [str(tree / ".venv" / "bin" / "python"), f"bench/{script}", *args]
+    time.sleep(SETTLE_SECONDS)
     done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         return f"(failed, rc {done.returncode})\n{done.stderr[-1500:]}"
@@ -67,12 +69,10 @@ def main() -> None:
         for name, tree in order:
             # The earlier bench_api always uses its fixed database name; this one is told another.
             mine = ["--database", "citerec_bench_ba_after"] if tree == REPO else []
-            time.sleep(SETTLE_SECONDS)
             api = run(tree, "bench_api.py", api_args + mine)
             print(f"== round {round_}, {name}: bench_api.py (load {_load()})", flush=True)
             print("\n".join(_lines(API_LINES, api)) or api)
         for name, tree in order:
-            time.sleep(SETTLE_SECONDS)
             parse = run(tree, "bench_parse.py", [])
             print(f"== round {round_}, {name}: bench_parse.py (load {_load()})", flush=True)
             print("\n".join(_lines(PARSE_LINES, parse)) or parse, flush=True)
