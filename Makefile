@@ -10,7 +10,7 @@ NATIVE_SOURCES := $(filter-out %/__init__.py %/native.py %/_lexicon.py,$(wildcar
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint eval-parse eval-resolve eval-real bench bench-catalogue bench-resolve clean-data
+.PHONY: install run test lint eval-parse eval-resolve eval-real eval-sources bench bench-catalogue bench-resolve clean-data
 
 install: $(STAMP) $(NATIVE)
 
@@ -44,6 +44,9 @@ eval-parse: install
 
 eval-resolve: install
 	$(PY) bench/eval_resolve.py
+
+eval-sources: install
+	$(PY) bench/eval_sources.py
 
 eval-real: install
 	$(PY) bench/eval_real.py

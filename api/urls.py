@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from .errors import not_found
 from .views.curation import ObservationLink, ObservationState
 from .views.history import HistoryList
+from .views.ingestions import IngestionDetail, IngestionList
 from .views.notices import NoticeEventList, NoticeEventReview
 from .views.observations import DeletedObservationList, ObservationDetail, ObservationList
 from .views.papers import PaperDetail, PaperList
@@ -29,6 +30,8 @@ urlpatterns = [
     path("v1/records", RecordChangesView.as_view(), name="record-list"),
     # The record document, byte-identical to /paper/<id>/citation-record.json.
     re_path(rf"^v1/records/{_ID}$", RecordView.as_view(), name="record"),
+    path("v1/ingestions", IngestionList.as_view(), name="ingestion-list"),
+    re_path(rf"^v1/ingestions/{_ID}$", IngestionDetail.as_view(), name="ingestion-detail"),
     path("v1/observations", ObservationList.as_view(), name="observation-list"),
     path("v1/observations/deleted", DeletedObservationList.as_view(), name="observation-deleted"),
     path("v1/observations/<uuid:pk>", ObservationDetail.as_view(), name="observation-detail"),

@@ -12,6 +12,7 @@ import pgtrigger
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
+from curation.ingestion.schedule import CELERY_BEAT_SCHEDULE as INGESTION_BEAT_SCHEDULE
 from curation.notices.schedule import CELERY_BEAT_SCHEDULE as NOTICES_BEAT_SCHEDULE
 from curation.resolution.schedule import CELERY_BEAT_SCHEDULE as RESOLUTION_BEAT_SCHEDULE
 
@@ -57,6 +58,7 @@ INSTALLED_APPS = [
     "curation.resolution",
     "curation.notices",
     "curation.record",
+    "curation.ingestion",
     "api",
 ]
 
@@ -291,17 +293,20 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 # takes jobs it can only fail).
 CITEREC_WORKER_DATABASE_WAIT = env_int("CITEREC_WORKER_DATABASE_WAIT", 60)
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_QUEUE_NAMES = ("resolution", "notices", "crossref", "default")
+CELERY_QUEUE_NAMES = ("resolution", "notices", "crossref", "ingestion", "default")
 CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUE_NAMES]
 # Tasks are routed by module, so each kind of work scales on its own queue.
 CELERY_TASK_ROUTES = {
     "curation.resolution.tasks.*": {"queue": "resolution"},
     "curation.notices.tasks.*": {"queue": "notices"},
     "curation.crossref.tasks.*": {"queue": "crossref"},
+    "curation.ingestion.tasks.*": {"queue": "ingestion"},
 }
 
 # Periodic jobs (celery beat), one module per area.
-CELERY_BEAT_SCHEDULE = {**NOTICES_BEAT_SCHEDULE, **RESOLUTION_BEAT_SCHEDULE}
+CELERY_BEAT_SCHEDULE = {
+    **NOTICES_BEAT_SCHEDULE, **RESOLUTION_BEAT_SCHEDULE, **INGESTION_BEAT_SCHEDULE,
+}  # fmt: skip
 
 # The broker's keys carry the deployment's prefix too (REDIS_KEY_PREFIX, above).
 if _REDIS_PREFIX:
@@ -313,6 +318,23 @@ CROSSREF_BASE_URL = env_str("CROSSREF_BASE_URL", "https://api.crossref.org").rst
 CROSSREF_MAILTO = env_str("CROSSREF_MAILTO", "")
 CITEREC_BASE_URL = env_str("CITEREC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 NOTICES_REFRESH_RATE_LIMIT = env_str("NOTICES_REFRESH_RATE_LIMIT", "4/s")
+# GROBID reads the references of papers arXiv has only as a PDF (unset: they wait, "PDF only").
+GROBID_URL = env_str("GROBID_URL", "").rstrip("/")
+GROBID_TIMEOUT = env_float("GROBID_TIMEOUT", 120.0)
+
+# --- arXiv: metadata harvest and e-prints ---
+# curation/arxiv/: OAI-PMH arXivRaw metadata and e-prints. arXiv asks automated clients for one
+# request every 3 s from the whole deployment: the interval is shared by all workers through
+# Redis when REDIS_URL is set. The User-Agent names ARXIV_CONTACT (else CROSSREF_MAILTO).
+ARXIV_OAI_URL = env_str("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai").rstrip("/")
+ARXIV_EPRINT_URL = env_str("ARXIV_EPRINT_URL", "https://arxiv.org/e-print").rstrip("/")
+ARXIV_REQUEST_INTERVAL = env_float("ARXIV_REQUEST_INTERVAL", 3.0)
+ARXIV_CONTACT = env_str("ARXIV_CONTACT", "")
+ARXIV_TIMEOUT = env_float("ARXIV_TIMEOUT", 60.0)
+# An e-print larger than this is refused (reading stops there), with the paper and cap named.
+CITEREC_MAX_EPRINT_BYTES = env_int("CITEREC_MAX_EPRINT_BYTES", 100 * 1024 * 1024)
+# Fetched e-prints, content-addressed (curation/arxiv/store.py): never fetched twice.
+CITEREC_SOURCE_STORE = Path(env_str("CITEREC_SOURCE_STORE", str(DATA_DIR / "sources")))
 
 # --- Mail: notice reviewers are told of new retractions and expressions of concern -------
 EMAIL_BACKEND = env_str(

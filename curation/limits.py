@@ -31,6 +31,10 @@ class Limits:
     line_bytes: int = 1 * MB  # one line of the arXiv snapshot or of Crossref JSON lines
     csv_file_bytes: int = 512 * MB  # one Retraction Watch CSV (about 60 MB in 2026)
     csv_field_chars: int = 65_536  # one Retraction Watch CSV cell
+    source_members: int = 5_000  # files in one e-print archive
+    source_bytes: int = 200 * MB  # one e-print, uncompressed
+    source_member_bytes: int = 50 * MB  # one file of an e-print, uncompressed
+    source_ratio: int = 200  # uncompressed bytes per compressed byte (gzip bombs)
 
     @staticmethod
     def setting(name: str) -> str:

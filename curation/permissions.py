@@ -18,7 +18,7 @@ NOTICE_REVIEWERS = "Notice reviewers"
 READ_ONLY_STAFF = "Read-only staff"
 
 # The apps whose models staff look at.
-_VIEWED_APPS = ("curation", "resolution", "notices")
+_VIEWED_APPS = ("curation", "resolution", "notices", "ingestion")
 _CURATOR_CHANGES = (
     ("curation", "change_observation"),
     ("curation", "change_resolution"),

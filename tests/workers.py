@@ -19,7 +19,7 @@ from citerec.celery import app
 from tests.conftest import database_url
 
 REPO = Path(__file__).resolve().parent.parent
-QUEUES = "default,resolution,notices,crossref"
+QUEUES = "default,resolution,notices,crossref,ingestion"
 
 
 class Worker:

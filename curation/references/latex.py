@@ -9,7 +9,24 @@ from pylatexenc.latex2text import LatexNodes2Text
 
 _CONVERTER = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
 _URL_MACRO = re.compile(r"\\(?:url|path)\s*\{([^{}]*)\}")
-_HREF = re.compile(r"\\href\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+# Only the URL argument is kept whole; the text argument is ordinary text (REVTeX nests
+# \bibfield and \bibinfo groups in it).
+_HREF = re.compile(r"\\href\s*\{([^{}]*)\}")
+# Macros of BibTeX-made .bbl files (REVTeX, natbib, biblatex) that print nothing or a fixed text.
+_BBL_MACROS = (
+    (re.compile(r"\\doibase\s*"), "https://doi.org/"),
+    (re.compile(r"\\Eprint\s*\{[^{}]*\}\s*"), ""),  # \Eprint {url} {arXiv:…}: the text stays
+    (re.compile(r"\\BibitemShut\s*\{\w*\}|\\(?:BibitemOpen|bibitemStop|bibitemNoStop)\b"), ""),
+    (re.compile(r"\\(?:selectlanguage|bibAnnoteFile|bibAnnote)\s*\{[^{}]*\}"), ""),
+    (re.compile(r"\\href@noop\s*(?:\{\s*\})?"), ""),
+    (re.compile(r"\\bibrangedash\b\s*"), "\u2013"),
+    (re.compile(r"\\urlprefix\b\s*"), "URL "),
+)
+_BBL_HINT = re.compile(
+    r"\\(?:doibase|Eprint|Bibitem|bibitem|selectlanguage|bibAnnote|href@|bibrangedash|urlprefix)"
+)
+# In a URL, "\_" means "_" (hyperref's \href reads it so; authors write it for \url too).
+_URL_ESCAPE = re.compile(r"\\([_%#&])")
 # A lone "%" in a reference is a literal (URL escapes, percentages), never a comment.
 _BARE_PERCENT = re.compile(r"(?<!\\)%")
 _PLACEHOLDER = "\uf8ff{}\uf8ff"
@@ -51,8 +68,9 @@ _LETTERS = {
 }
 _LETTER = re.compile(r"\{?\\(ss|ae|AE|oe|OE|aa|AA|[oOlLij])(?![A-Za-z])\s*\}?")
 _STYLE = re.compile(
-    r"\\(?:emph|textit|textbf|textsc|textrm|texttt|textsf|mbox|bibinfo\{\w+\}|"
-    r"bibfield\{\w+\}|natexlab|enquote|em|it|bf|sc|rm|tt|newblock|relax)\b\s*"
+    r"\\(?:(?:emph|textit|textbf|textsc|textrm|texttt|textsf|mbox|natexlab|enquote|em|it|bf|"
+    r"sc|rm|tt|newblock|relax|bibnamefont|bibfnamefont|citenamefont|bibinitperiod|"
+    r"bibnamedelim[a-d]|bibinitdelim)\b|(?:bibinfo|bibfield)\s*\{\w+\})\s*"
 )
 _ESCAPED = re.compile(r"\\([&%$#_{}])")
 _DASHES = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"))
@@ -74,18 +92,22 @@ def latex_to_text(text: str) -> str:
     if "\\" not in text and "{" not in text and "~" not in text:
         return text
     kept: list[str] = []
+    if _BBL_HINT.search(text):
+        for pattern, replacement in _BBL_MACROS:
+            text = pattern.sub(replacement, text)
 
     def keep(url: str) -> str:
-        kept.append(url)
+        kept.append(_URL_ESCAPE.sub(r"\1", url))
         return _PLACEHOLDER.format(len(kept) - 1)
 
-    text = _HREF.sub(lambda m: keep(m[1]) + " " + m[2], text)
+    text = _HREF.sub(lambda m: keep(m[1]) + " ", text)
     text = _URL_MACRO.sub(lambda m: keep(m[1]), text)
     text = re.sub(r"https?://\S+", lambda m: keep(m[0]), text)
     converted = _fast(text)
     if "\\" in converted:
         try:
-            converted = _CONVERTER.latex_to_text(_BARE_PERCENT.sub(r"\\%", text))
+            # Without the markup pylatexenc does not know, whose arguments it would print.
+            converted = _CONVERTER.latex_to_text(_BARE_PERCENT.sub(r"\\%", _STYLE.sub("", text)))
         except Exception:  # pylatexenc raises assorted errors on broken markup; keep the input
             pass
     converted = converted.replace("\u00a0", " ")

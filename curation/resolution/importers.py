@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -354,6 +354,32 @@ def refresh_title_words() -> None:
         cursor.execute(_TITLE_WORDS)
 
 
+def catalogue_rows_upsert(
+    rows: Sequence[tuple[Any, ...]], *, actor: Actor, reason: str
+) -> tuple[int, int]:
+    """Upsert numbered `arxiv_row` rows into the catalogue; return (inserted, updated).
+
+    The snapshot import and the OAI-PMH harvest both land here, so a paper reads the same
+    whichever brought it. Rows are (line, *arxiv_row(...)); of one arXiv id the last line wins.
+    """
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_CREATE_STAGE)
+        cursor.execute(f"TRUNCATE {_STAGE}")  # inside an outer transaction nothing commits
+        columns = ", ".join(("line", *PAPER_COLUMNS, *LOCATOR_COLUMNS))
+        # COPY bypasses Django's execute wrapper, so it carries no history context, but it
+        # only fills the staging table, which has no triggers.
+        with cursor.cursor.copy(f"COPY {_STAGE} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        # The upsert goes through Django's cursor: pghistory prefixes it with the context,
+        # so every paper it updates is a history event with this import's actor and reason.
+        with audited(actor, reason):
+            cursor.execute(_UPSERT, [timezone.now()])
+            inserted, updated = cursor.fetchone()
+            cursor.execute(_LOCATORS)
+    return int(inserted), int(updated)
+
+
 def _load_batch(
     rows: list[tuple[Any, ...]],
     checkpoint: ImportCheckpoint,
@@ -365,22 +391,9 @@ def _load_batch(
     final: bool = False,
 ) -> None:
     """COPY rows into staging and upsert them, moving the checkpoint in the same transaction."""
-    with transaction.atomic(), connection.cursor() as cursor:
+    with transaction.atomic():
         if rows:
-            cursor.execute(_CREATE_STAGE)
-            cursor.execute(f"TRUNCATE {_STAGE}")  # inside an outer transaction nothing commits
-            columns = ", ".join(("line", *PAPER_COLUMNS, *LOCATOR_COLUMNS))
-            # COPY bypasses Django's execute wrapper, so it carries no history context, but it
-            # only fills the staging table, which has no triggers.
-            with cursor.cursor.copy(f"COPY {_STAGE} ({columns}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-            # The upsert goes through Django's cursor: pghistory prefixes it with the context,
-            # so every paper it updates is a history event with this import's actor and reason.
-            with audited(actor, reason):
-                cursor.execute(_UPSERT, [timezone.now()])
-                inserted, updated = cursor.fetchone()
-                cursor.execute(_LOCATORS)
+            inserted, updated = catalogue_rows_upsert(rows, actor=actor, reason=reason)
             report.inserted += inserted
             report.updated += updated
         checkpoint.line, checkpoint.byte_offset = line, offset

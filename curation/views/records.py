@@ -6,13 +6,17 @@ bytes, the same ETag rules, and a 304 from the record's version without building
 
 from __future__ import annotations
 
+import hashlib
 import json
+from functools import partial
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from ..ingestion.models import PaperIngestion
+from ..ingestion.selectors import ingestion_of
 from ..record.cache import RecordBytes
 from ..record.http import JSON, PAGE_ETAG_SUFFIX, Representation, record_response
 from ..record.timestamps import for_people, text_for_people
@@ -127,7 +131,9 @@ def _summary(record: dict[str, Any], outbound: list[dict[str, Any]]) -> dict[str
     }
 
 
-def _render_page(request: HttpRequest, built: RecordBytes) -> HttpResponse:
+def _render_page(
+    request: HttpRequest, built: RecordBytes, ingestion: PaperIngestion | None = None
+) -> HttpResponse:
     record = json.loads(built.body)
     outbound = [_page_observation(o) for o in record["outbound"]]
     paper = record["paper"]
@@ -156,6 +162,7 @@ def _render_page(request: HttpRequest, built: RecordBytes) -> HttpResponse:
             {**m, "at_label": for_people(m.get("observed_at"))}
             for m in record["external_citation_measurements"]
         ],
+        "ingestion": ingestion,
     }
     return render(request, "curation/citation_record.html", context)
 
@@ -165,5 +172,15 @@ PAGE = Representation(PAGE_ETAG_SUFFIX, _render_page)
 
 @require_safe
 def citation_record_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
-    """Render the record as a page a person reads."""
-    return _found(record_response(request, checked_id(arxiv_id), PAGE))
+    """Render the record as a page a person reads, with where its ingestion stands."""
+    ingestion = ingestion_of(checked_id(arxiv_id))
+    if ingestion is None:
+        return _found(record_response(request, arxiv_id, PAGE))
+    # The page shows the ingestion's state, which changes without the record changing (a
+    # failure): it is part of the page's ETag, so a cached page never hides a new state.
+    stamp = f"{ingestion.state}{ingestion.updated_at.isoformat()}"
+    representation = Representation(
+        f"{PAGE_ETAG_SUFFIX}.{hashlib.sha256(stamp.encode()).hexdigest()[:12]}",
+        partial(_render_page, ingestion=ingestion),
+    )
+    return _found(record_response(request, arxiv_id, representation))

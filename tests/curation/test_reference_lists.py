@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from curation.audit import Actor, audited
 from curation.models import Observation, ObservationEvent
@@ -161,3 +164,24 @@ def test_import_references_refuses_binary_input(tmp_path) -> None:  # type: igno
     with pytest.raises(CommandError, match="paper.pdf"):
         _command("2501.00044", binary)
     assert not Observation.objects.exists()
+
+
+@pytest.mark.parametrize("given", ["not an id/../x", "2601.900010", "2413.00001", "", "hep-xx/9901001"])
+def test_import_references_refuses_what_is_not_an_arxiv_id(tmp_path, given) -> None:  # type: ignore[no-untyped-def]
+    from curation.models import Paper
+
+    path = tmp_path / "refs.txt"
+    path.write_text(GPIPE + "\n")
+    with pytest.raises(CommandError, match="is not an arXiv id"):
+        call_command("import_references", given, str(path), stdout=io.StringIO(), stderr=io.StringIO())
+    with pytest.raises(ValueError, match="is not an arXiv id"):
+        reference_list_import(arxiv_id=given, references=refs(GPIPE), actor=Actor.importer("t"), reason="r")
+    assert not Paper.objects.exists()
+    assert not Observation.objects.exists()
+
+
+def test_import_references_takes_an_id_with_prefix_and_version_as_the_bare_id(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "refs.txt"
+    path.write_text(GPIPE + "\n")
+    call_command("import_references", "arXiv:2501.00042v3", str(path), stdout=io.StringIO())
+    assert [o.paper.arxiv_id for o in live()] == ["2501.00042"]

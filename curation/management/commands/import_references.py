@@ -11,6 +11,7 @@ from curation.audit import Actor
 from curation.limits import InputTooLarge, current_limits, read_bounded
 from curation.references.formats import ReferenceInputError, SourceReference, read_references
 from curation.services import reference_list_import
+from curation.services.reference_lists import NotAnArxivId, required_arxiv_id
 
 FORMATS = ("auto", "bib", "bbl", "text", "tei", "jats")
 
@@ -27,6 +28,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["file"]
+        try:  # before the file is read: nothing is created for an id that is not one
+            arxiv_id = required_arxiv_id(options["arxiv_id"])
+        except NotAnArxivId as exc:
+            raise CommandError(str(exc)) from None
         limits = current_limits()
         try:
             size_limit = limits.describe("reference_file_bytes", "bytes")
@@ -52,7 +57,7 @@ class Command(BaseCommand):
         if not references:
             raise CommandError(f"{path}: no references found")
         outcome = reference_list_import(
-            arxiv_id=options["arxiv_id"],
+            arxiv_id=arxiv_id,
             references=references,
             actor=Actor.importer("import_references"),
             reason=options["reason"],

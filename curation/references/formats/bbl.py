@@ -4,82 +4,161 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from curation.references.formats.base import LineCounter, SourceReference, make_reference
 from curation.references.formats.compose import compose_raw
 from curation.references.latex import latex_to_text
 
-_BIBITEM = re.compile(r"\\bibitem\s*")
+# \bibitemStop / \bibitemNoStop (REVTeX) are not items.
+_BIBITEM = re.compile(r"\\bibitem(?![A-Za-z@])\s*")
+_BEGIN_BIB = re.compile(r"\\begin\s*\{thebibliography\}")
+_END_BIB = re.compile(r"\\end\s*\{thebibliography\}")
 _ENTRY = re.compile(r"\\entry\{([^}]*)\}\{([^}]*)\}")
-_END_BIB = re.compile(r"\\end\{thebibliography\}")
-_FIELD = re.compile(r"\\(?:field|list)\{(\w+)\}\{")
-_VERB = re.compile(r"\\verb\{(\w+)\}\s*\\verb\s+(.*?)\s*\\endverb", re.DOTALL)
+_FIELD = re.compile(r"\\(?:field|list)\{(\w+)\}(?:\{\d+\})?\{")  # \list{name}{count}{items}
+_VERB = re.compile(r"\\verb\{(\w+)\}\s*\\verb\s(.*?)\s*\\endverb", re.DOTALL)
+_VERB_CONTINUED = re.compile(r"\s*\n\s*\\verb\s")  # biber wraps long values over \verb lines
+_VERB_ESCAPE = re.compile(r"\\([_%#&])")  # "\&" copied from a .bib URL means "&"
 _FAMILY = re.compile(r"family=\{((?:[^{}]|\{[^{}]*\})*)\}")
 _NAMES = re.compile(r"\\name\{(\w+)\}\{\d+\}\{[^}]*\}\{")
+# A name in the old (biblatex 1.x) form: {{opts}{Family}{F.}{Given}{G.}...}.
+_OLD_FAMILY = re.compile(r"\{\{[^{}]*\}%?\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
+# A "%" ending a line is a TeX comment (BibTeX and REVTeX end lines so); one inside a line
+# is a URL escape and stays.
+_LINE_END_COMMENT = re.compile(r"(?<!\\)%[ \t]*\r?\n[ \t]*")
+_REFSECTION_0 = re.compile(r"\\refsection\{0\}")
+_SORTING_LIST = re.compile(r"\\(datalist|sortlist)\b[^\n]*")
+
+
+@dataclass(frozen=True, slots=True)
+class BblItem:
+    """One item of a .bbl as LaTeX: its key, printed label or entry type, and body."""
+
+    key: str | None
+    label: str | None
+    body: str
+    start: int
+    closed: bool = True
 
 
 def _group(text: str, start: int, open_: str = "{", close: str = "}") -> tuple[str, int] | None:
-    """Return the balanced group starting at text[start] and the index after it."""
+    """Return the balanced group starting at text[start] and the index after it.
+
+    Inside a bracket group, brace groups are skipped whole: `[{Smith [2004]}]` is one group.
+    """
     if start >= len(text) or text[start] != open_:
         return None
-    depth = 0
+    depth = braces = 0
     for i in range(start, len(text)):
-        if text[i] == open_:
+        char = text[i]
+        if open_ != "{" and char in "{}":
+            braces += 1 if char == "{" else -1
+        elif braces > 0:
+            continue
+        elif char == open_:
             depth += 1
-        elif text[i] == close:
+        elif char == close:
             depth -= 1
             if depth == 0:
                 return text[start + 1 : i], i + 1
     return None
 
 
-def _bibitems(text: str) -> Iterator[SourceReference]:
-    matches = list(_BIBITEM.finditer(text))
-    if not matches:
-        return
-    starts = [m.end() for m in matches]
-    end_bib = _END_BIB.search(text, starts[-1])
-    ends = [m.start() for m in matches[1:]] + [end_bib.start() if end_bib else len(text)]
+def _bibliography_spans(text: str) -> list[tuple[int, int]]:
+    """Return the (start, end) of each thebibliography environment, or the whole text."""
+    spans: list[tuple[int, int]] = []
+    for begin in _BEGIN_BIB.finditer(text):
+        if spans and begin.start() < spans[-1][1]:
+            continue
+        end = _END_BIB.search(text, begin.end())
+        spans.append((begin.end(), end.start() if end else len(text)))
+    return spans or [(0, len(text))]
+
+
+def bibitems(text: str) -> Iterator[BblItem]:
+    """Yield the \\bibitem items of thebibliography environments (or of the text) in order."""
+    for span_start, span_end in _bibliography_spans(text):
+        matches = list(_BIBITEM.finditer(text, span_start, span_end))
+        if not matches:
+            continue
+        ends = [m.start() for m in matches[1:]] + [span_end]
+        for match, end in zip(matches, ends, strict=True):
+            pos, label, key = match.end(), None, None
+            optional = _group(text, pos, "[", "]")
+            if optional and optional[1] <= end:
+                label, pos = optional[0], optional[1]
+            while pos < end and text[pos].isspace():
+                pos += 1
+            braced = _group(text, pos)
+            if braced and braced[1] <= end:
+                key, pos = braced[0].strip(), braced[1]
+            body = _LINE_END_COMMENT.sub("", text[pos:end])
+            yield BblItem(key or None, label, body, match.start())
+
+
+def _main_list(text: str) -> tuple[int, int]:
+    """Return where the first sorting list of \\refsection{0} (what \\printbibliography
+    prints) starts and ends; the whole section or text when it has no list."""
+    section = _REFSECTION_0.search(text)
+    start = section.end() if section else 0
+    end = text.find("\\endrefsection", start)
+    end = len(text) if end < 0 else end
+    listed = _SORTING_LIST.search(text, start, end)
+    if listed is None:
+        return start, end
+    close = text.find(f"\\end{listed[1]}", listed.end(), end)
+    return listed.end(), end if close < 0 else close
+
+
+def biblatex_entries(text: str) -> Iterator[BblItem]:
+    """Yield the \\entry items of a biber .bbl's main list (label = entry type)."""
+    start, end = _main_list(text)
+    for m in _ENTRY.finditer(text, start, end):
+        stop = text.find("\\endentry", m.end(), end)
+        closed = stop >= 0
+        yield BblItem(m[1], m[2], text[m.end() : stop if closed else end], m.start(), closed)
+
+
+def _bibitem_references(text: str) -> Iterator[SourceReference]:
     lines = LineCounter(text)
-    for index, (start, end) in enumerate(zip(starts, ends, strict=True), 1):
-        line = lines.line_at(start)
-        pos, label, key, problems = start, None, None, []
-        optional = _group(text, pos, "[", "]")
-        if optional:
-            label, pos = latex_to_text(optional[0]).strip(), optional[1]
-        while pos < end and text[pos].isspace():
-            pos += 1
-        braced = _group(text, pos)
-        if braced and braced[1] <= end:
-            key, pos = braced[0].strip(), braced[1]
-        else:
-            problems.append("bibitem_without_key")
-        body_start = pos
-        body = text[body_start:end].replace("\\newblock", " ")
-        raw = latex_to_text(body)
+    for index, item in enumerate(bibitems(text), 1):
+        label = latex_to_text(item.label).strip() if item.label is not None else None
+        problems = () if item.key else ("bibitem_without_key",)
         yield make_reference(
             index,
-            raw,
-            label=key or label,
-            line=line,
+            bibitem_text(item.body),
+            label=item.key or label,
+            line=lines.line_at(item.start),
             fields={"printed_label": label} if label else None,
-            problems=tuple(problems),
+            problems=problems,
         )
 
 
-def _biblatex_fields(body: str) -> dict[str, str]:
+def bibitem_text(body: str) -> str:
+    """Return the reader's text of a \\bibitem body."""
+    return latex_to_text(body.replace("\\newblock", " "))
+
+
+def _names(group: str) -> list[str]:
+    found = _FAMILY.findall(group) or _OLD_FAMILY.findall(group)
+    return [latex_to_text(f).strip() for f in found]
+
+
+def biblatex_fields(body: str) -> dict[str, str]:
+    """Return the fields of a biblatex \\entry body, as compose_raw takes them."""
     fields: dict[str, str] = {}
+    body = _LINE_END_COMMENT.sub("", body)
     for m in _FIELD.finditer(body):
         group = _group(body, m.end() - 1)
         if group:
             fields.setdefault(m[1].lower(), latex_to_text(group[0]).strip())
     for m in _VERB.finditer(body):
-        fields.setdefault(m[1].lower(), m[2].strip())
+        value = _VERB_CONTINUED.sub("", m[2]).strip()
+        fields.setdefault(m[1].lower(), _VERB_ESCAPE.sub(r"\1", value))
     for m in _NAMES.finditer(body):
         group = _group(body, m.end() - 1)
         if group and m[1] == "author":
-            surnames = [latex_to_text(f).strip() for f in _FAMILY.findall(group[0])]
-            fields["author"] = " and ".join(surnames)
+            fields["author"] = " and ".join(_names(group[0]))
     out = {
         k: fields[k]
         for k in ("title", "author", "year", "volume", "pages", "doi", "url")
@@ -95,24 +174,24 @@ def _biblatex_fields(body: str) -> dict[str, str]:
     return out
 
 
-def _entries(text: str) -> Iterator[SourceReference]:
+def _entry_references(text: str) -> Iterator[SourceReference]:
     lines = LineCounter(text)
-    for index, m in enumerate(_ENTRY.finditer(text), 1):
-        line = lines.line_at(m.start())
-        end = text.find("\\endentry", m.end())
-        problems: tuple[str, ...] = ()
-        if end < 0:
-            end, problems = len(text), ("biblatex_entry_not_closed",)
-        fields = _biblatex_fields(text[m.end() : end])
-        fields["entry_type"] = m[2]
+    for index, item in enumerate(biblatex_entries(text), 1):
+        fields = biblatex_fields(item.body)
+        fields["entry_type"] = item.label or ""
         yield make_reference(
-            index, compose_raw(fields), label=m[1], fields=fields, line=line, problems=problems
+            index,
+            compose_raw(fields),
+            label=item.key,
+            fields=fields,
+            line=lines.line_at(item.start),
+            problems=() if item.closed else ("biblatex_entry_not_closed",),
         )
 
 
 def read_bbl(text: str) -> Iterator[SourceReference]:
     """Yield the references of a .bbl file in either bibitem or biblatex form."""
     if "\\entry{" in text and "\\endentry" in text:
-        yield from _entries(text)
+        yield from _entry_references(text)
     else:
-        yield from _bibitems(text)
+        yield from _bibitem_references(text)

@@ -1,0 +1,289 @@
+"""One arXiv paper end to end: metadata, e-print, source bibliography, observations, verdicts.
+
+The steps that call out (metadata, e-print, GROBID) run outside any transaction; each write is
+its own short transaction through the curated services. A worker killed at any point leaves the
+paper as it was or with the reference list imported: the job runs again (acks_late) and redoes
+only what is missing (re-importing the same list changes nothing; only references without a
+verdict are resolved).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from curation.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLarge
+from curation.arxiv.metadata import ArxivMetadata
+from curation.audit import Actor, audited
+from curation.ingestion import grobid
+from curation.ingestion.models import ACTIVE_STATES, IngestionState, PaperIngestion
+from curation.ingestion.sources import ListedEntry, archive_limits, entries_from_bibliography
+from curation.models import Observation, Paper
+from curation.references.latex_source import (
+    PdfOnlySource,
+    SourceArchiveError,
+    bibliography_from_eprint,
+)
+from curation.resolution.services import CHUNK_SIZE, locked_observations, observations_resolve
+from curation.services.reference_lists import (
+    clean_arxiv_id,
+    not_an_arxiv_id,
+    reference_list_import,
+)
+
+from .metadata import metadata_store
+
+log = logging.getLogger(__name__)
+
+ARXIV_SOURCE = "arxiv_source"  # v1 `citation.source` of observations read from a paper's source
+PDF_ONLY_MESSAGE = "PDF only: no source bibliography"
+NO_BIBLIOGRAPHY = "no bibliography found in the source"
+
+
+@dataclass(frozen=True)
+class RefusedId:
+    """An input that is not an arXiv id, and why."""
+
+    given: str
+    why: str
+
+
+@dataclass
+class RequestOutcome:
+    """What asking for papers did: queued now, already on their way, refused."""
+
+    queued: list[str] = field(default_factory=list)
+    active: list[str] = field(default_factory=list)
+    refused: list[RefusedId] = field(default_factory=list)
+
+
+@dataclass
+class IngestOutcome:
+    """What ingesting one paper did (the task's result, the command's line)."""
+
+    arxiv_id: str
+    state: str
+    version: int | None = None
+    references: int = 0
+    created: int = 0
+    retired: int = 0
+    resolved: int = 0
+    skipped: str = ""
+    error: str = ""
+
+    def summary(self) -> dict[str, Any]:
+        """Return the outcome as a JSON-able dict."""
+        return {k: v for k, v in self.__dict__.items() if v not in ("", None)}
+
+
+@transaction.atomic
+def ingestion_request(
+    *, arxiv_ids: Sequence[str], actor: Actor, reason: str, force: bool = False
+) -> RequestOutcome:
+    """Ask for these papers to be built from arXiv; return which to queue now.
+
+    Anything that is not an arXiv id is refused (nothing is created for it). A paper already
+    on its way is not queued twice; `force` queues it again all the same (a stuck ingestion).
+    """
+    outcome = RequestOutcome()
+    wanted: list[str] = []
+    for given in arxiv_ids:
+        arxiv_id = clean_arxiv_id(given)
+        if arxiv_id is None:
+            outcome.refused.append(RefusedId(given, not_an_arxiv_id(given)))
+        elif arxiv_id not in wanted:
+            wanted.append(arxiv_id)
+    now = timezone.now()
+    with audited(actor, reason):
+        for arxiv_id in wanted:
+            paper, _ = Paper.objects.get_or_create(arxiv_id=arxiv_id)
+            ingestion, created = PaperIngestion.objects.select_for_update().get_or_create(
+                paper=paper, defaults={"requested_at": now, "requested_by": actor.name}
+            )
+            if not created and ingestion.state in ACTIVE_STATES and not force:
+                outcome.active.append(arxiv_id)
+                continue
+            ingestion.state, ingestion.error = IngestionState.QUEUED, ""
+            ingestion.requested_at, ingestion.requested_by = now, actor.name
+            ingestion.save(update_fields=["state", "error", "requested_at", "requested_by", "updated_at"])
+            outcome.queued.append(arxiv_id)
+    return outcome
+
+
+def set_fields(ingestion: PaperIngestion, **values: Any) -> None:
+    for name, value in values.items():
+        setattr(ingestion, name, value)
+    ingestion.save(update_fields=[*values, "updated_at"])
+
+
+def finish(ingestion: PaperIngestion, outcome: IngestOutcome, state: str, error: str = "") -> IngestOutcome:
+    set_fields(ingestion, state=state, error=error, finished_at=timezone.now())
+    outcome.state, outcome.error = state, error
+    return outcome
+
+
+def paper_ingest(
+    *,
+    arxiv_id: str,
+    actor: Actor,
+    reason: str,
+    client: ArxivClient | None = None,
+    force: bool = False,
+) -> IngestOutcome:
+    """Build one paper's observations from its arXiv source and resolve them.
+
+    Permanent failures (no such paper, a refused archive, offline with nothing stored) end in
+    state `failed` with the reason; a PDF without GROBID ends in `pdf_only`. arXiv or GROBID
+    not answering propagates (ArxivUnavailable, GrobidError) for the job to retry later.
+    """
+    client = client or ArxivClient()
+    ingestion = PaperIngestion.objects.select_related("paper").get(paper__arxiv_id=arxiv_id)
+    outcome = IngestOutcome(arxiv_id=arxiv_id, state=ingestion.state)
+    set_fields(ingestion, state=IngestionState.FETCHING, started_at=timezone.now(),
+         attempts=ingestion.attempts + 1)  # fmt: skip
+    try:
+        metadata = client.metadata(arxiv_id)
+    except ArxivNotFound:
+        return finish(ingestion, outcome, IngestionState.FAILED, f"arXiv has no paper {arxiv_id}")
+    except ArxivOffline:
+        metadata = None  # offline: a source already in the store is still read
+    if metadata is not None:
+        metadata_store(items=[metadata], actor=actor, reason=reason)
+    version = _latest_version(metadata)
+    outcome.version = version
+    if (
+        not force
+        and version is not None
+        and ingestion.version == version
+        and ingestion.reference_count is not None
+        and ingestion.error == ""
+        and ingestion.method
+    ):
+        outcome.skipped = f"version {version} was ingested already"
+        return finish(ingestion, outcome, IngestionState.DONE)
+    try:
+        eprint = client.fetch_eprint(arxiv_id, version)
+    except ArxivOffline:
+        return finish(ingestion, outcome, IngestionState.FAILED,
+                       "offline (CITEREC_OFFLINE=1) and the source is not in the store")  # fmt: skip
+    except (ArxivNotFound, EprintTooLarge) as exc:
+        return finish(ingestion, outcome, IngestionState.FAILED, str(exc))
+    name = f"arXiv:{arxiv_id}" + (f"v{version}" if version else "")
+    set_fields(ingestion, source_sha256=eprint.sha256, version=version)
+    try:
+        bibliography = bibliography_from_eprint(eprint.data, name=name, limits=archive_limits())
+    except PdfOnlySource:
+        return _pdf_references(ingestion, outcome, eprint.data, name, actor, reason)
+    except SourceArchiveError as exc:
+        set_fields(ingestion, source_kind="refused")
+        return finish(ingestion, outcome, IngestionState.FAILED, str(exc))
+    entries = entries_from_bibliography(bibliography)
+    set_fields(ingestion, source_kind="tex", method=bibliography.method,
+         main_tex=(bibliography.main_tex or "")[:255], warnings=list(bibliography.warnings)[:50])  # fmt: skip
+    return _import_and_resolve(ingestion, outcome, entries, actor, reason)
+
+
+def _latest_version(metadata: ArxivMetadata | None) -> int | None:
+    if metadata is None or not metadata.versions:
+        return None
+    return max(v.version for v in metadata.versions)
+
+
+def _pdf_references(
+    ingestion: PaperIngestion, outcome: IngestOutcome, pdf: bytes, name: str, actor: Actor,
+    reason: str,
+) -> IngestOutcome:  # fmt: skip
+    """Read a PDF-only paper's references with GROBID, or say it waits for GROBID."""
+    set_fields(ingestion, source_kind="pdf")
+    url = getattr(settings, "GROBID_URL", "")
+    if not url:
+        return finish(ingestion, outcome, IngestionState.PDF_ONLY, PDF_ONLY_MESSAGE)
+    tei = grobid.process_references(pdf, url=url, timeout=settings.GROBID_TIMEOUT)
+    entries = [ListedEntry(None, raw) for raw in grobid.raw_references(tei, name=name)]
+    set_fields(ingestion, method="grobid", main_tex="")
+    return _import_and_resolve(ingestion, outcome, entries, actor, reason)
+
+
+def _import_and_resolve(
+    ingestion: PaperIngestion,
+    outcome: IngestOutcome,
+    entries: Sequence[ListedEntry],
+    actor: Actor,
+    reason: str,
+) -> IngestOutcome:
+    """Import the list as the paper's `arxiv_source` observations, then resolve the new ones."""
+    source_entries_import(ingestion, outcome, entries, actor, reason)
+    outcome.resolved = observations_resolve_new(
+        Observation.objects.filter(paper=ingestion.paper, source=ARXIV_SOURCE), actor, reason
+    )
+    error = "" if entries else NO_BIBLIOGRAPHY
+    return finish(ingestion, outcome, IngestionState.DONE, error)
+
+
+def source_entries_import(
+    ingestion: PaperIngestion,
+    outcome: IngestOutcome,
+    entries: Sequence[ListedEntry],
+    actor: Actor,
+    reason: str,
+) -> None:
+    """Import the list as the paper's `arxiv_source` observations (resolution comes next)."""
+    outcome.references = len(entries)
+    if entries:
+        imported = reference_list_import(
+            arxiv_id=ingestion.paper.arxiv_id, references=entries, actor=actor, reason=reason,
+            source=ARXIV_SOURCE,
+        )  # fmt: skip
+        outcome.created, outcome.retired = imported.created, imported.retired
+    set_fields(ingestion, state=IngestionState.RESOLVING, reference_count=len(entries))
+
+
+def observations_resolve_new(
+    observations: QuerySet[Observation], actor: Actor, reason: str
+) -> int:
+    """Resolve the current observations that have no verdict yet, a chunk per transaction."""
+    ids = list(
+        observations.filter(retired_at__isnull=True, resolution__isnull=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    for start in range(0, len(ids), CHUNK_SIZE):
+        with transaction.atomic():
+            locked = list(
+                locked_observations(Observation.objects.filter(pk__in=ids[start : start + CHUNK_SIZE]))
+            )
+            observations_resolve(observations=locked, actor=actor, reason=reason, locked=True)
+    return len(ids)
+
+
+def ingestion_failed(*, arxiv_id: str, error: str) -> None:
+    """Record that a paper's job gave up after its retries, with the last error."""
+    PaperIngestion.objects.filter(paper__arxiv_id=arxiv_id).update(
+        state=IngestionState.FAILED, error=error[:2000], finished_at=timezone.now(),
+        updated_at=timezone.now(),
+    )  # fmt: skip
+
+
+def ingestion_retry_later(*, arxiv_id: str, error: str) -> None:
+    """Record that a paper waits for a retry (arXiv or GROBID did not answer)."""
+    PaperIngestion.objects.filter(paper__arxiv_id=arxiv_id).update(
+        state=IngestionState.QUEUED, error=f"will retry: {error}"[:2000], updated_at=timezone.now()
+    )
+
+
+def pdf_only_waiting() -> list[str]:
+    """Return the PDF-only papers to ask GROBID about (when GROBID_URL is set)."""
+    if not getattr(settings, "GROBID_URL", ""):
+        return []
+    return list(
+        PaperIngestion.objects.filter(state=IngestionState.PDF_ONLY).values_list(
+            "paper__arxiv_id", flat=True
+        )
+    )

@@ -1,0 +1,32 @@
+"""What the ingestion services need from a source bibliography, in the import's terms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from curation.limits import current_limits
+from curation.references.latex_source import ArchiveLimits, SourceBibliography
+
+
+@dataclass(frozen=True)
+class ListedEntry:
+    """One reference of a paper's bibliography as the reference-list import takes it."""
+
+    label: str | None  # the cite key (kept as the label; never a number unless the list is)
+    raw: str
+
+
+def entries_from_bibliography(bibliography: SourceBibliography) -> list[ListedEntry]:
+    """Return the bibliography's references in order, leaving out entries with no text."""
+    return [ListedEntry(e.key, e.raw) for e in bibliography.entries if e.raw.strip()]
+
+
+def archive_limits() -> ArchiveLimits:
+    """Return the e-print limits in force (CITEREC_MAX_SOURCE_*, README "Settings")."""
+    limits = current_limits()
+    return ArchiveLimits(
+        max_members=limits.source_members,
+        max_total_bytes=limits.source_bytes,
+        max_member_bytes=limits.source_member_bytes,
+        max_ratio=limits.source_ratio,
+    )

@@ -1,0 +1,119 @@
+"""Celery jobs on the ingestion queue: thin callers of the ingestion services.
+
+All run with acks_late and are idempotent: a worker killed mid-job leaves the paper as it was
+or with its reference list imported, and the re-delivered job finishes it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from celery import Task, shared_task
+from django.db import transaction
+
+from curation.arxiv import ArxivUnavailable
+from curation.audit import Actor
+from curation.ingestion import grobid, selectors
+from curation.ingestion import services as ingestion
+from curation.ingestion.schedule import (
+    PAPER_MAX_RETRIES,
+    PAPER_RETRY_BACKOFF_MAX,
+    STALE_INGESTION_MINUTES,
+)
+from curation.resolution.services import DATABASE_UNAVAILABLE
+
+log = logging.getLogger(__name__)
+
+ADD_REASON = "paper added from arXiv"
+HARVEST_REASON = "arXiv metadata harvest"
+BUNDLE_REASON = "arXiv source bundle"
+
+
+def papers_add(
+    *, arxiv_ids: Sequence[str], actor: Actor, reason: str = ADD_REASON, force: bool = False
+) -> ingestion.RequestOutcome:
+    """Ask for papers and queue a job for each once the request is committed (every face)."""
+    outcome = ingestion.ingestion_request(arxiv_ids=arxiv_ids, actor=actor, reason=reason, force=force)
+    queue_papers(outcome.queued, reason=reason, force=force)
+    return outcome
+
+
+def queue_papers(arxiv_ids: Sequence[str], *, reason: str, force: bool = False) -> None:
+    """Queue one ingestion job per paper after the current transaction commits."""
+    for arxiv_id in arxiv_ids:
+        transaction.on_commit(
+            lambda a=arxiv_id: ingest_paper.delay(a, reason=reason, force=force)  # type: ignore[misc]
+        )
+
+
+class PaperTask(Task):
+    """A paper job: retried with backoff while arXiv, GROBID or the database are away; when
+    the retries run out the paper's ingestion says why it failed."""
+
+    autoretry_for = (ArxivUnavailable, grobid.GrobidError, *DATABASE_UNAVAILABLE)
+    max_retries = PAPER_MAX_RETRIES
+    retry_backoff = 30
+    retry_backoff_max = PAPER_RETRY_BACKOFF_MAX
+    retry_jitter = True
+
+    def on_retry(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        arxiv_id = kwargs.get("arxiv_id", args[0] if args else None)
+        log.warning("paper job %s retries after: %r", arxiv_id, exc)
+        if arxiv_id:
+            ingestion.ingestion_retry_later(arxiv_id=arxiv_id, error=f"{type(exc).__name__}: {exc}")
+
+    def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        arxiv_id = kwargs.get("arxiv_id", args[0] if args else None)
+        if not arxiv_id:
+            return
+        try:
+            ingestion.ingestion_failed(arxiv_id=arxiv_id, error=f"{type(exc).__name__}: {exc}")
+        except Exception:  # noqa: BLE001 - the database may be away; the stale sweep retries
+            log.exception("could not record the failure of %s", arxiv_id)
+
+
+@shared_task(bind=True, base=PaperTask, name="curation.ingestion.tasks.ingest_paper", acks_late=True)
+def ingest_paper(
+    self: Task, arxiv_id: str, reason: str = ADD_REASON, force: bool = False
+) -> dict[str, Any]:
+    """Build one paper's record from arXiv (metadata, source, references, verdicts)."""
+    return ingestion.paper_ingest(
+        arxiv_id=arxiv_id, actor=Actor.for_task(self), reason=reason, force=force
+    ).summary()
+
+
+@shared_task(bind=True, name="curation.ingestion.tasks.harvest_arxiv", acks_late=True)
+def harvest_arxiv(
+    self: Task, set_spec: str = "", from_date: str | None = None
+) -> dict[str, Any]:
+    """Harvest arXiv metadata since the last harvest; queue papers that have a new version."""
+    outcome = ingestion.harvest_run(
+        actor=Actor.for_task(self), reason=HARVEST_REASON, set_spec=set_spec,
+        from_date=date.fromisoformat(from_date) if from_date else None,
+    )  # fmt: skip
+    queue_papers(outcome.new_versions, reason=f"{HARVEST_REASON}: new arXiv version")
+    return {"records": outcome.records, "pages": outcome.pages, "new_versions": len(outcome.new_versions)}
+
+
+@shared_task(bind=True, name="curation.ingestion.tasks.requeue_stale_ingestions", acks_late=True)
+def requeue_stale_ingestions(self: Task, minutes: int = STALE_INGESTION_MINUTES) -> list[str]:
+    """Queue again papers waiting longer than `minutes` with no job at work on them, and
+    PDF-only papers once GROBID is configured."""
+    stale = selectors.stale_ingestions(minutes=minutes) + ingestion.pdf_only_waiting()
+    if stale:
+        papers_add(arxiv_ids=stale, actor=Actor.for_task(self), reason="ingestion queued again",
+                   force=True)  # fmt: skip
+    return stale
+
+
+@shared_task(bind=True, name="curation.ingestion.tasks.ingest_bundle_chunk", acks_late=True,
+             autoretry_for=DATABASE_UNAVAILABLE, max_retries=8, retry_backoff=2,
+             retry_backoff_max=120)  # fmt: skip
+def ingest_bundle_chunk(self: Task, chunk_id: int) -> dict[str, Any]:
+    """Ingest one chunk of a source bundle (a few dozen papers, no network)."""
+    return ingestion.bundle_chunk_ingest(
+        chunk_id=chunk_id, actor=Actor.for_task(self), reason=BUNDLE_REASON
+    ).summary()

@@ -1,0 +1,257 @@
+"""The bibliography a compiled paper prints, read from its LaTeX source tree."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from curation.references.formats.bbl import (
+    BblItem,
+    bibitem_text,
+    bibitems,
+    biblatex_entries,
+    biblatex_fields,
+)
+from curation.references.formats.bib import read_bib
+from curation.references.formats.compose import compose_raw
+from curation.references.latex_source.archive import ArchiveLimits, read_eprint
+from curation.references.latex_source.bibfile import BibEntry, as_bibtex, read_database
+from curation.references.latex_source.cites import ALL_ENTRIES, cite_keys
+from curation.references.latex_source.identifiers import entry_arxiv_id, entry_doi, plain
+from curation.references.latex_source.tex import (
+    TEX_SUFFIXES,
+    TexTree,
+    choose_main,
+    clean,
+    decode,
+    read_tree,
+)
+
+METHODS = ("bbl-bibitem", "bbl-biblatex", "bib+cites", "inline-bibitem", "none")
+MIN_CROSSREFS = 2  # BibTeX's and biber's default: a parent named this often is listed too
+_BIB_COMMAND = re.compile(
+    r"\\(?:bibliography|nobibliography|addbibresource|addglobalbib|addsectionbib)"
+    r"(?![A-Za-z@])\s*(?:\[[^\]]*\]\s*)?\{([^{}]*)\}"
+)
+_USES_BBL = re.compile(r"\\(?:bibliography|printbibliography|addbibresource)(?![A-Za-z@])")
+_THEBIBLIOGRAPHY = re.compile(r"\\begin\s*\{thebibliography\}")
+# Fields that quote other works (abstracts cite DOIs) or hold local data, never the entry's id.
+_SKIPPED_FIELDS = frozenset({"abstract", "annote", "annotation", "review", "file", "keywords"})
+_FIRST_FIELDS = ("doi", "eprint", "url", "ee")
+_BIBLATEX_SKIPPED = re.compile(
+    r"\\field\{(?:abstract|annotation|annote|review)\}\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
+    r"|\\verb\{file\}.*?\\endverb",
+    re.DOTALL,
+)
+_MISSING_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class BibliographyEntry:
+    """One printed reference: its position (1-based), cite key, reader's text and identifiers."""
+
+    index: int
+    key: str | None
+    raw: str
+    doi: str | None
+    arxiv_id: str | None
+
+
+@dataclass(frozen=True)
+class SourceBibliography:
+    """A paper's reference list as its source produces it, and how it was found."""
+
+    entries: list[BibliographyEntry]
+    method: str  # one of METHODS
+    main_tex: str | None
+    files_read: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _entry(
+    index: int, key: str | None, raw: str, doi: str | None, arxiv_id: str | None
+) -> BibliographyEntry:
+    return BibliographyEntry(index, key, " ".join(raw.split()), doi, arxiv_id)
+
+
+def _from_bibitems(items: Iterator[BblItem]) -> list[BibliographyEntry]:
+    entries: list[BibliographyEntry] = []
+    for item in items:
+        text = plain(item.body)
+        raw = bibitem_text(item.body)
+        entries.append(
+            _entry(len(entries) + 1, item.key, raw, entry_doi(text), entry_arxiv_id(text))
+        )
+    return entries
+
+
+def _from_biblatex(bbl: str) -> list[BibliographyEntry]:
+    entries: list[BibliographyEntry] = []
+    for item in biblatex_entries(bbl):
+        fields = biblatex_fields(item.body)
+        text = plain(_BIBLATEX_SKIPPED.sub(" ", item.body))
+        eprints = [fields["arxiv"]] if fields.get("arxiv") else []
+        doi = entry_doi(text, fields.get("doi"))
+        entries.append(
+            _entry(
+                len(entries) + 1, item.key, compose_raw(fields), doi, entry_arxiv_id(text, eprints)
+            )
+        )
+    return entries
+
+
+def _bib_files(tree: TexTree, files: Mapping[str, bytes], warnings: list[str]) -> list[str]:
+    """Return the .bib files the tree names, resolved as BibTeX/biber would (main file's folder)."""
+    root = posixpath.dirname(tree.main)
+    found: list[str] = []
+    for m in _BIB_COMMAND.finditer(tree.text):
+        for name in (n.strip() for n in m[1].split(",")):
+            if not name:
+                continue
+            wanted = name if name.lower().endswith(".bib") else name + ".bib"
+            path = next(
+                (
+                    p
+                    for p in (
+                        posixpath.normpath(posixpath.join(root, wanted)),
+                        posixpath.normpath(wanted),
+                    )
+                    if p in files
+                ),
+                None,
+            )
+            if path is None:  # BIBINPUTS-style setups: a unique file of that name elsewhere
+                same = [p for p in files if posixpath.basename(p) == posixpath.basename(wanted)]
+                path = same[0] if len(same) == 1 else None
+                if path:
+                    warnings.append(f"{wanted}: not beside the main file; read {path}")
+            if path is None:
+                warnings.append(f"{wanted}: named by the source but not in the archive")
+            elif path not in found:
+                found.append(path)
+    return found
+
+
+def _cited_entries(
+    keys: Iterator[str], database: list[BibEntry], warnings: list[str]
+) -> list[BibEntry]:
+    """Return the database entries the keys cite, in first-citation order, as BibTeX lists them."""
+    by_folded: dict[str, BibEntry] = {}
+    for entry in database:
+        # A repeated key, even in another case, is one entry: BibTeX and biber keep the first.
+        by_folded.setdefault(entry.key.lower(), entry)
+    listed: dict[str, BibEntry] = {}
+    missing: list[str] = []
+    for key in keys:
+        if key == ALL_ENTRIES:
+            for folded, entry in by_folded.items():
+                listed.setdefault(folded, entry)
+            continue
+        found = by_folded.get(key.lower())
+        if found is None:
+            if key not in missing:
+                missing.append(key)
+            continue
+        if found.key != key and found.key.lower() not in listed:
+            warnings.append(f"cite key {key!r} matches .bib key {found.key!r} only ignoring case")
+        listed.setdefault(found.key.lower(), found)
+    if missing:
+        shown = ", ".join(missing[:_MISSING_SHOWN]) + (
+            " …" if len(missing) > _MISSING_SHOWN else ""
+        )
+        warnings.append(
+            f"{len(missing)} cited key(s) not in the .bib files (printed as ?): {shown}"
+        )
+    parents: dict[str, int] = {}
+    for entry in listed.values():
+        parent = entry.fields.get("crossref", "").strip().lower()
+        if parent:
+            parents[parent] = parents.get(parent, 0) + 1
+    for parent, count in parents.items():
+        if count >= MIN_CROSSREFS and parent in by_folded and parent not in listed:
+            listed[parent] = by_folded[parent]
+    return list(listed.values())
+
+
+def _bib_entry_text(entry: BibEntry) -> tuple[str, list[str]]:
+    """Return the entry's identifier text (doi, eprint, url, ee first) and its eprint values."""
+    names = [n for n in _FIRST_FIELDS if n in entry.fields]
+    names += [n for n in entry.fields if n not in _FIRST_FIELDS and n not in _SKIPPED_FIELDS]
+    text = plain(" ".join(f"{n} = {entry.fields[n]}" for n in names))
+    return text, [entry.fields["eprint"]] if entry.fields.get("eprint") else []
+
+
+def _from_bib(entries: list[BibEntry]) -> list[BibliographyEntry]:
+    # read_bib composes each entry's text; given only the cited entries, written out plainly,
+    # it yields them in the same order.
+    raws = [ref.raw for ref in read_bib("\n".join(as_bibtex(e) for e in entries))]
+    out: list[BibliographyEntry] = []
+    for entry, raw in zip(entries, raws, strict=False):
+        text, eprints = _bib_entry_text(entry)
+        doi = entry_doi(text, entry.fields.get("doi"))
+        out.append(_entry(len(out) + 1, entry.key, raw, doi, entry_arxiv_id(text, eprints)))
+    return out
+
+
+def _bbl_path(tree: TexTree, files: Mapping[str, bytes]) -> str | None:
+    """Return the .bbl the tree reads: the main file's name with .bbl, or one it \\inputs."""
+    own = posixpath.splitext(tree.main)[0] + ".bbl"
+    if own in files:
+        return own
+    return next((p for p in tree.files_read if p.lower().endswith(".bbl")), None)
+
+
+def bibliography_from_files(files: Mapping[str, bytes], *, name: str) -> SourceBibliography:
+    """Return the bibliography of a source tree given as archive path -> bytes."""
+    sources = {
+        path: clean(decode(data))
+        for path, data in files.items()
+        if path.lower().endswith((*TEX_SUFFIXES, ".bbl"))
+    }
+    bbl_stems = {posixpath.splitext(p)[0] for p in files if p.lower().endswith(".bbl")}
+    tex = {p: t for p, t in sources.items() if not p.lower().endswith(".bbl")}
+    main = choose_main(tex, bbl_stems)
+    if main is None:
+        return SourceBibliography(
+            [], "none", None, [], [f"{name}: no TeX file with \\documentclass"]
+        )
+    tree = read_tree(main, sources)
+    warnings = list(tree.warnings)
+    read = list(tree.files_read)
+    inline = bool(_THEBIBLIOGRAPHY.search(tree.text))
+    bbl = _bbl_path(tree, files)
+    if bbl and bbl in tree.files_read:
+        inline = False  # the tree \inputs its .bbl: that is where the list comes from
+    if bbl and not (inline and not _USES_BBL.search(tree.text)):
+        text = decode(files[bbl])
+        if bbl not in read:
+            read.append(bbl)
+        if "\\entry{" in text and "\\endentry" in text:
+            return SourceBibliography(_from_biblatex(text), "bbl-biblatex", main, read, warnings)
+        return SourceBibliography(
+            _from_bibitems(bibitems(text)), "bbl-bibitem", main, read, warnings
+        )
+    bib_paths = _bib_files(tree, files, warnings)
+    if bib_paths and not inline:
+        database = [entry for p in bib_paths for entry in read_database(decode(files[p]))]
+        cited = _cited_entries(cite_keys(tree.text), database, warnings)
+        return SourceBibliography(_from_bib(cited), "bib+cites", main, read + bib_paths, warnings)
+    if inline:
+        return SourceBibliography(
+            _from_bibitems(bibitems(tree.text)), "inline-bibitem", main, read, warnings
+        )
+    warnings.append(f"{name}: {main} has no bibliography (.bbl, .bib or thebibliography)")
+    return SourceBibliography([], "none", main, read, warnings)
+
+
+def bibliography_from_eprint(
+    data: bytes,
+    *,
+    name: str,
+    limits: ArchiveLimits = ArchiveLimits(),  # noqa: B008 (frozen: one shared default is safe)
+) -> SourceBibliography:
+    """Return the bibliography of an arXiv e-print; raise SourceArchiveError (PdfOnlySource for
+    a PDF-only paper) when the e-print cannot be read safely."""
+    return bibliography_from_files(read_eprint(data, name=name, limits=limits), name=name)
