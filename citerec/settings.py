@@ -225,6 +225,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ResolutionStatusEnum": "curation.states.ResolutionStatus",
         "ResolverSourceEnum": "curation.states.ResolverSource",
+        "StateEnum": "curation.states.NoticeState",
+        "IngestionStateEnum": "curation.ingestion.models.IngestionState",
     },
 }
 

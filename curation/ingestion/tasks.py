@@ -53,7 +53,7 @@ class PaperTask(Task):
     """A paper job: retried with backoff while arXiv, GROBID or the database are away; when
     the retries run out the paper's ingestion says why it failed."""
 
-    autoretry_for = (ArxivUnavailable, grobid.GrobidError, *DATABASE_UNAVAILABLE)
+    autoretry_for = (ArxivUnavailable, grobid.GrobidBusy, grobid.GrobidUnavailable, *DATABASE_UNAVAILABLE)
     max_retries = PAPER_MAX_RETRIES
     retry_backoff = 30
     retry_backoff_max = PAPER_RETRY_BACKOFF_MAX

@@ -87,6 +87,27 @@ def _fast(text: str) -> str:
     return text.replace("\uf8fe", "")
 
 
+# The journal macros of AAS/MNRAS bibliography styles (aas_macros.sty): \\apj prints "ApJ".
+# Left alone they vanish, and the reference loses its venue ("2010, , 512, A12").
+_JOURNAL_MACROS = {
+    "aj": "AJ", "actaa": "Acta Astron.", "araa": "ARA&A", "apj": "ApJ", "apjl": "ApJ",
+    "apjs": "ApJS", "ao": "Appl. Opt.", "apss": "Ap&SS", "aap": "A&A", "astap": "A&A",
+    "aapr": "A&A Rev.", "aaps": "A&AS", "azh": "AZh", "baas": "BAAS", "icarus": "Icarus",
+    "jcap": "JCAP", "jrasc": "JRASC", "memras": "MmRAS", "mnras": "MNRAS", "na": "New A",
+    "nar": "New A Rev.", "pra": "Phys. Rev. A", "prb": "Phys. Rev. B", "prc": "Phys. Rev. C",
+    "prd": "Phys. Rev. D", "pre": "Phys. Rev. E", "prl": "Phys. Rev. Lett.", "pasa": "PASA",
+    "pasp": "PASP", "pasj": "PASJ", "rmxaa": "Rev. Mexicana Astron. Astrofis.",
+    "qjras": "QJRAS", "skytel": "S&T", "solphys": "Sol. Phys.", "sovast": "Soviet Ast.",
+    "ssr": "Space Sci. Rev.", "zap": "ZAp", "nat": "Nature", "iaucirc": "IAU Circ.",
+    "aplett": "Astrophys. Lett.", "gca": "Geochim. Cosmochim. Acta",
+    "grl": "Geophys. Res. Lett.", "jcp": "J. Chem. Phys.", "jgr": "J. Geophys. Res.",
+    "jqsrt": "JQSRT", "memsai": "Mem. Soc. Astron. Italiana", "nphysa": "Nucl. Phys. A",
+    "physrep": "Phys. Rep.", "physscr": "Phys. Scr", "planss": "Planet. Space Sci.",
+    "procspie": "Proc. SPIE", "psj": "PSJ", "apjlett": "ApJ",
+}  # fmt: skip
+_JOURNAL_MACRO = re.compile(r"\\(" + "|".join(sorted(_JOURNAL_MACROS, key=len, reverse=True)) + r")(?![A-Za-z])")
+
+
 def latex_to_text(text: str) -> str:
     """Return text with accents, macros and braces converted; URLs are kept verbatim."""
     if "\\" not in text and "{" not in text and "~" not in text:
@@ -100,6 +121,8 @@ def latex_to_text(text: str) -> str:
         kept.append(_URL_ESCAPE.sub(r"\1", url))
         return _PLACEHOLDER.format(len(kept) - 1)
 
+    if "\\" in text:
+        text = _JOURNAL_MACRO.sub(lambda m: _JOURNAL_MACROS[m[1]], text)
     text = _HREF.sub(lambda m: keep(m[1]) + " ", text)
     text = _URL_MACRO.sub(lambda m: keep(m[1]), text)
     text = re.sub(r"https?://\S+", lambda m: keep(m[0]), text)

@@ -205,8 +205,14 @@ def _pdf_references(
     url = getattr(settings, "GROBID_URL", "")
     if not url:
         return finish(ingestion, outcome, IngestionState.PDF_ONLY, PDF_ONLY_MESSAGE)
-    tei = grobid.process_references(pdf, url=url, timeout=settings.GROBID_TIMEOUT)
-    entries = [ListedEntry(None, raw) for raw in grobid.raw_references(tei, name=name)]
+    try:
+        tei = grobid.process_references(pdf, url=url, timeout=settings.GROBID_TIMEOUT)
+        raws = grobid.raw_references(tei, name=name)
+    except (grobid.GrobidBusy, grobid.GrobidUnavailable):
+        raise  # GROBID is busy or away: the job tries again later
+    except grobid.GrobidError as exc:  # it answered, and the answer says this PDF will not do
+        return finish(ingestion, outcome, IngestionState.FAILED, f"{name}: GROBID: {exc}")
+    entries = [ListedEntry(None, raw) for raw in raws]
     set_fields(ingestion, method="grobid", main_tex="")
     return _import_and_resolve(ingestion, outcome, entries, actor, reason)
 
