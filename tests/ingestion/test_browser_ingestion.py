@@ -21,7 +21,7 @@ from tests.admin.conftest import make_user
 from tests.arxiv.fake_arxiv import MINIMAL_PDF, FakeArxiv
 from tests.browser import login, page_width, shot
 
-from .conftest import dev_source
+from .conftest import add_papers, dev_source
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -62,31 +62,6 @@ def submit(page: Any, ids: str) -> None:
     page.fill("#id_arxiv_ids", ids)
     with page.expect_navigation():
         page.click("#add-papers input[type=submit]")
-
-
-def every_column_in_view(page: Any) -> None:
-    last = page.locator("#result_list thead th").last.bounding_box()
-    shown = page.locator("#changelist .results").bounding_box()
-    assert last is not None and shown is not None
-    assert last["x"] + last["width"] <= shown["x"] + shown["width"] + 1, (last, shown)
-
-
-def screens(browser: Any, base: str, user: str, pages: dict[str, str], refuse: bool = True) -> None:
-    """Screenshot these pages (and the form refusing BAD) at both widths; none may be wider
-    than its window."""
-    for width in WIDTHS:
-        page = login(browser, base, user, width=width, height=900)
-        for name, url in pages.items():
-            page.goto(base + url)
-            shot(page, f"{name}-{width}", FOLDER)
-            assert page_width(page) <= width, f"{name} is {page_width(page)} px wide at {width}"
-        if refuse:
-            page.goto(base + ADD)
-            submit(page, BAD)
-            assert f"'{BAD}' is not an arXiv id" in page.locator(".messagelist").inner_text()
-            shot(page, f"add-papers-refused-{width}", FOLDER)
-            assert page_width(page) <= width, f"add-papers is {page_width(page)} px wide at {width}"
-        page.context.close()
 
 
 def test_a_curator_adds_papers_sees_the_refused_one_and_follows_the_good_one_to_its_record(
@@ -151,9 +126,7 @@ def test_a_curator_adds_papers_sees_the_refused_one_and_follows_the_good_one_to_
     assert cell(page, GOOD, "state") == "done"
     assert fake_arxiv.count("eprint") == 1
     assert {o.pk: o.revision for o in Observation.objects.filter(paper__arxiv_id=GOOD)} == before
-
     page.context.close()
-    screens(browser, base, "carla", {"list": LIST, "add-papers": ADD, "record": record_url(GOOD)})
 
 
 def test_a_pdf_only_paper_says_it_has_no_source_bibliography(
@@ -178,9 +151,8 @@ def test_a_pdf_only_paper_says_it_has_no_source_bibliography(
     line = page.locator("#ingestion").inner_text()
     assert PDF_ONLY_WHY in line, line
     assert page.locator("#references + p").inner_text() == "No references recorded."
+    shot(page, "record-pdf-only-1280", FOLDER)
     page.context.close()
-    screens(browser, base, "carla", {"list-pdf-only": LIST, "record-pdf-only": record_url(PDF_ONLY)},
-            refuse=False)  # fmt: skip
 
 
 def test_read_only_staff_see_the_list_but_cannot_add_papers(live_server: Any, browser: Any, staff: None) -> None:
@@ -207,17 +179,55 @@ def test_read_only_staff_see_the_list_but_cannot_add_papers(live_server: Any, br
     page.context.close()
 
 
+def seed(fake_arxiv: FakeArxiv) -> None:
+    """Build the good paper and the PDF-only one in process (the screens only read them)."""
+    fake_arxiv.add_record(GOOD, title=TITLE, versions=2)
+    fake_arxiv.add_eprint(GOOD, dev_source("Eyewall__2018jas"), version=2)
+    fake_arxiv.add_record(PDF_ONLY, title="A paper submitted as a PDF")
+    fake_arxiv.add_eprint(PDF_ONLY, MINIMAL_PDF)
+    add_papers(GOOD, PDF_ONLY)
+    states = dict(PaperIngestion.objects.values_list("paper__arxiv_id", "state"))
+    assert states == {GOOD: IngestionState.DONE, PDF_ONLY: IngestionState.PDF_ONLY}
+
+
+SCREENS = {"list": LIST, "add-papers": ADD, "add-papers-refused": ADD, "record": record_url(GOOD),
+           "record-pdf-only": record_url(PDF_ONLY)}  # fmt: skip
+TOO_WIDE = pytest.mark.xfail(strict=True, reason="the Add papers textarea (cols=60) is 464 px wide: the "
+                             "form scrolls sideways at 390 px; see the ingestion screens report")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "width"),
+    [pytest.param(name, width, marks=TOO_WIDE if name.startswith("add-papers") and width == 390 else ())
+     for width in WIDTHS for name in SCREENS],
+)  # fmt: skip
+def test_each_screen_fits_its_window(live_server: Any, browser: Any, fake_arxiv: FakeArxiv, staff: None,
+                                     settings: Any, name: str, width: int) -> None:  # fmt: skip
+    settings.GROBID_URL = ""
+    seed(fake_arxiv)
+    base = live_server.url
+    page = login(browser, base, "carla", width=width, height=900)
+    page.goto(base + SCREENS[name])
+    if name == "add-papers-refused":
+        submit(page, BAD)
+        assert f"'{BAD}' is not an arXiv id" in page.locator(".messagelist .error").inner_text()
+    shot(page, f"{name}-{width}", FOLDER)
+    wide = page_width(page)
+    page.context.close()
+    assert wide <= width, f"{name} is {wide} px wide in a {width} px window"
+
+
 @pytest.mark.xfail(strict=True, reason="at 1,280 px the last columns of the list (requested at, finished at) "
                    "are scrolled out of view beside the two sidebars; see the ingestion screens report")  # fmt: skip
 def test_every_column_of_the_list_is_in_view_at_1280(live_server: Any, browser: Any, fake_arxiv: FakeArxiv,
                                                      staff: None, settings: Any) -> None:  # fmt: skip
     settings.GROBID_URL = ""
-    fake_arxiv.add_record(PDF_ONLY, title="A paper submitted as a PDF")
-    fake_arxiv.add_eprint(PDF_ONLY, MINIMAL_PDF)
+    seed(fake_arxiv)
     base = live_server.url
     page = login(browser, base, "carla", width=1280, height=900)
-    page.goto(base + ADD)
-    submit(page, PDF_ONLY)
-    assert page.url == base + LIST
-    every_column_in_view(page)
+    page.goto(base + LIST)
+    last = page.locator("#result_list thead th").last.bounding_box()
+    shown = page.locator("#changelist .results").bounding_box()
     page.context.close()
+    assert last is not None and shown is not None
+    assert last["x"] + last["width"] <= shown["x"] + shown["width"] + 1, (last, shown)

@@ -106,9 +106,9 @@ def test_a_pdf_only_paper_is_read_by_grobid_when_it_is_configured(fake_arxiv, ht
 
     httpserver.expect_request("/grobid/api/processReferences", method="POST").respond_with_data(TEI, content_type="application/xml")
     settings.GROBID_URL = httpserver.url_for("/grobid")
-    from curation.ingestion.tasks import requeue_stale_ingestions
-
     from django.test import TestCase
+
+    from curation.ingestion.tasks import requeue_stale_ingestions
 
     with TestCase.captureOnCommitCallbacks(execute=True):
         assert requeue_stale_ingestions.apply().get() == ["2401.00003"]

@@ -16,7 +16,7 @@ from curation.ingestion.models import IngestionState, PaperIngestion
 from curation.models import Observation
 from tests.ingestion.conftest import dev_source
 from tests.resolution.test_runs_workers import waiting_backend
-from tests.workers import broker, start_worker, wait_for, worker_env, workers  # noqa: F401 - broker is a fixture
+from tests.workers import start_worker, wait_for, worker_env, workers
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
