@@ -49,11 +49,15 @@ def queue_papers(arxiv_ids: Sequence[str], *, reason: str, force: bool = False) 
         )
 
 
+# Outages of what a paper job calls: the job is retried later (never counted as the paper's fault).
+OUTAGES = (ArxivUnavailable, grobid.GrobidBusy, grobid.GrobidUnavailable)
+
+
 class PaperTask(Task):
     """A paper job: retried with backoff while arXiv, GROBID or the database are away; when
     the retries run out the paper's ingestion says why it failed."""
 
-    autoretry_for = (ArxivUnavailable, grobid.GrobidBusy, grobid.GrobidUnavailable, *DATABASE_UNAVAILABLE)
+    autoretry_for = (*OUTAGES, *DATABASE_UNAVAILABLE)
     max_retries = PAPER_MAX_RETRIES
     retry_backoff = 30
     retry_backoff_max = PAPER_RETRY_BACKOFF_MAX
@@ -80,9 +84,18 @@ def ingest_paper(
     self: Task, arxiv_id: str, reason: str = ADD_REASON, force: bool = False
 ) -> dict[str, Any]:
     """Build one paper's record from arXiv (metadata, source, references, verdicts)."""
-    return ingestion.paper_ingest(
-        arxiv_id=arxiv_id, actor=Actor.for_task(self), reason=reason, force=force
-    ).summary()
+    try:
+        return ingestion.paper_ingest(
+            arxiv_id=arxiv_id, actor=Actor.for_task(self), reason=reason, force=force
+        ).summary()
+    except OUTAGES as exc:
+        if not self.request.is_eager:
+            raise  # a worker retries later, with backoff
+        # In process (no broker) a retry would run again at once, and again: say it failed,
+        # and why; asking for the paper again is the retry.
+        error = f"{type(exc).__name__}: {exc}"
+        ingestion.ingestion_failed(arxiv_id=arxiv_id, error=error)
+        return {"arxiv_id": arxiv_id, "state": "failed", "error": error}
 
 
 @shared_task(bind=True, name="curation.ingestion.tasks.harvest_arxiv", acks_late=True)

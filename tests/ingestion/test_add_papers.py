@@ -236,3 +236,15 @@ def test_a_paper_citing_x_shows_in_xs_record_as_inbound(fake_arxiv, client) -> N
     citation = Observation.objects.get(paper__arxiv_id=PAPER, work_arxiv_id="1710.01688")
     assert citing == [PAPER], repr((citation.raw_text, citation.resolution.status, citation.cited_paper_id, citation.resolution.evidence))[:3000]
     assert record["inbound"][0]["resolution"]["status"].startswith("verified")
+
+
+def test_in_process_an_arxiv_outage_fails_the_paper_saying_why_instead_of_retrying_at_once(fake_arxiv, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import curation.ingestion.services.papers as papers
+
+    monkeypatch.setattr(papers, "ArxivClient", lambda: fake_arxiv.client(max_retries=1))
+    fake_arxiv.add_record(PAPER, title="A paper")
+    fake_arxiv.fail_next(503, times=10)
+    add_papers(PAPER)
+    failed = ingestion()
+    assert failed.state == IngestionState.FAILED and "ArxivUnavailable" in failed.error
+    assert fake_arxiv.count() == 2  # the client's own retry, then no job retry in process

@@ -50,7 +50,9 @@ def record_url(arxiv_id: str) -> str:
 
 def row(page: Any, arxiv_id: str) -> Any:
     """Return the list's row of this paper."""
-    return page.locator("#result_list tbody tr", has=page.locator(f"a[href='{record_url(arxiv_id)}']"))
+    return page.locator(
+        "#result_list tbody tr", has=page.locator(f"a[href='{record_url(arxiv_id)}']")
+    )
 
 
 def cell(page: Any, arxiv_id: str, column: str) -> str:
@@ -155,7 +157,9 @@ def test_a_pdf_only_paper_says_it_has_no_source_bibliography(
     page.context.close()
 
 
-def test_read_only_staff_see_the_list_but_cannot_add_papers(live_server: Any, browser: Any, staff: None) -> None:
+def test_read_only_staff_see_the_list_but_cannot_add_papers(
+    live_server: Any, browser: Any, staff: None
+) -> None:
     base = live_server.url
     page = login(browser, base, "rita", width=1280, height=900)
     answer = page.goto(base + LIST)
