@@ -15,7 +15,7 @@ from django.utils.html import format_html
 from curation.admin.common import can_curate
 from curation.audit import Actor
 from curation.ingestion import selectors, tasks
-from curation.ingestion.models import HarvestState, PaperIngestion, SourceBundle
+from curation.ingestion.models import HarvestState, IngestionState, PaperIngestion, SourceBundle
 from curation.states import ChangeSource
 
 MAX_IDS = 500
@@ -26,8 +26,8 @@ class AddPapersForm(forms.Form):
 
     arxiv_ids = forms.CharField(
         label="arXiv ids",
-        widget=forms.Textarea(attrs={"rows": 8, "cols": 60, "placeholder": "2401.00001\nhep-th/9901001"}),
-        help_text=f"Up to {MAX_IDS}, one per line or separated by spaces or commas; versions are ignored.",
+        widget=forms.Textarea(attrs={"rows": 8, "placeholder": "2401.00001\nhep-th/9901001"}),
+        help_text=f"Up to {MAX_IDS}, one per line (or separated by spaces or commas); a version is ignored.",
     )
     reason = forms.CharField(initial=tasks.ADD_REASON, max_length=2000)
     force = forms.BooleanField(required=False, help_text="Read the source again even if this version was read")
@@ -42,8 +42,11 @@ class AddPapersForm(forms.Form):
 
 @admin.register(PaperIngestion)
 class PaperIngestionAdmin(admin.ModelAdmin):
-    list_display = ["paper_link", "state", "why", "version", "method", "reference_count",
-                    "attempts", "requested_at", "finished_at"]  # fmt: skip
+    # Few columns: beside the two sidebars the list has about 630 px at 1,280 (the rest is on
+    # the details page and in the filters).
+    list_display = ["paper_link", "state", "why", "reference_count", "finished_at"]
+    # The paper column links the record page; the state opens the ingestion's details.
+    list_display_links = ["state"]
     list_filter = ["state", "method", "source_kind"]
     search_fields = ["=paper__arxiv_id"]
     list_select_related = ["paper"]
@@ -60,8 +63,9 @@ class PaperIngestionAdmin(admin.ModelAdmin):
 
     @admin.display(description="why")
     def why(self, ingestion: PaperIngestion) -> str:
-        """The error, shortened for the list."""
-        return ingestion.error if len(ingestion.error) < 160 else ingestion.error[:157] + "..."
+        """The error, shortened for the list (blank when the state says it all)."""
+        error = "" if ingestion.error == ingestion.get_state_display() else ingestion.error
+        return error if len(error) < 160 else error[:157] + "..."
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # papers are added with the "Add papers" form
@@ -78,7 +82,8 @@ class PaperIngestionAdmin(admin.ModelAdmin):
         ids = list(queryset.values_list("paper__arxiv_id", flat=True))
         outcome = tasks.papers_add(arxiv_ids=ids, actor=Actor.for_user(request.user, ChangeSource.ADMIN),
                                    reason="ingest again from the admin", force=True)  # fmt: skip
-        self.message_user(request, f"{len(outcome.queued)} papers queued again")
+        queued = len(outcome.queued)
+        self.message_user(request, f"{queued} paper{'' if queued == 1 else 's'} queued again")
 
     def get_urls(self) -> list[Any]:
         view = self.admin_site.admin_view
@@ -86,8 +91,9 @@ class PaperIngestionAdmin(admin.ModelAdmin):
                 *super().get_urls()]  # fmt: skip
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
-        context = {**(extra_context or {}), "counts": selectors.ingestion_counts(),
-                   "can_add_papers": can_curate(request)}  # fmt: skip
+        counts = selectors.ingestion_counts()
+        states = [(value, label, counts[value]) for value, label in IngestionState.choices]
+        context = {**(extra_context or {}), "states": states, "can_add_papers": can_curate(request)}
         return super().changelist_view(request, extra_context=context)
 
     def add_papers_view(self, request: HttpRequest) -> HttpResponse:
@@ -109,6 +115,11 @@ class PaperIngestionAdmin(admin.ModelAdmin):
                 messages.error(request, refused.why)
             if not outcome.refused:
                 return HttpResponseRedirect(reverse("admin:ingestion_paperingestion_changelist"))
+            # Shown again with only what was refused: sending it again never queues twice.
+            form = AddPapersForm(initial={
+                "arxiv_ids": "\n".join(r.given for r in outcome.refused),
+                "reason": form.cleaned_data["reason"], "force": form.cleaned_data["force"],
+            })  # fmt: skip
         context = {**self.admin_site.each_context(request), "form": form, "title": "Add papers from arXiv",
                    "opts": self.model._meta}  # fmt: skip
         return render(request, "ingestion/admin/add_papers.html", context)

@@ -14,10 +14,10 @@ class IngestionState(models.TextChoices):
     """Where a paper's ingestion stands; `failed` and `pdf_only` say why in `error`."""
 
     QUEUED = "queued", "queued"
-    FETCHING = "fetching", "fetching metadata and source"
-    RESOLVING = "resolving", "resolving references"
+    FETCHING = "fetching", "fetching"  # metadata and source
+    RESOLVING = "resolving", "resolving"  # the references just imported
     DONE = "done", "done"
-    PDF_ONLY = "pdf_only", "PDF only: no source bibliography"
+    PDF_ONLY = "pdf_only", "PDF only"  # no source bibliography: waits for GROBID
     FAILED = "failed", "failed"
 
 
