@@ -2,8 +2,8 @@
 
     python bench/bench_source_bundle.py [--papers 3000] [--processes 2] [--bundle PATH]
     python bench/bench_source_bundle.py --end-to-end [--no-extraction] [--e2e-papers 500]
-        [--catalogue N] [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
-        [--redis redis://127.0.0.1:6379/14]
+        [--concurrency 2] [--catalogue N] [--redis redis://127.0.0.1:6379/14]
+        [--database-url postgresql://postgres@127.0.0.1:5432/postgres]
 
 Prints figures; asserts nothing about time (bench/README-ingestion.md has the runs).
 
@@ -18,9 +18,10 @@ Prints figures; asserts nothing about time (bench/README-ingestion.md has the ru
    migrated; one Celery worker with 2 processes (the Procfile's queues and concurrency, DEBUG
    off, CITEREC_OFFLINE=1) is started on Redis under a key prefix of this run; after a warm-up
    bundle, `manage.py ingest_source_bundle` is run on a bundle of --e2e-papers and the time until
-   the bundle is finished is taken (index, queue, extraction, observations, resolution). Then
-   every paper's ingestion is checked (done, or pdf-only/failed with a reason) and a few records
-   are built with `manage.py export_record`. The database and the Redis keys are removed at the
+   the bundle is finished is taken (index, queue, extraction, observations, resolution; chunk
+   jobs acked without their work, "another worker holds it", are queued again as running the
+   command again would, and counted). Then every paper's ingestion is checked (done, or
+   pdf-only/failed with a reason) and a few records are built with `manage.py export_record`. The database and the Redis keys are removed at the
    end. The catalogue is empty unless --catalogue N loads bench_catalogue.py's synthetic one.
 """
 
@@ -248,7 +249,9 @@ def extraction_print(results: list[PaperResult], elapsed: float, watch: MemoryWa
           f"methods {dict(methods)}")  # fmt: skip
     for n, pid in enumerate(watch.pids, 1):
         # The larger of the sampled VmRSS and VmHWM (the kernel updates VmHWM lazily).
-        marks = ", ".join(f"{share:.0%} {max(watch.at[share][pid]) / 1024:.1f}" for share in MILESTONES)
+        marks = ", ".join(
+            f"{share:.0%} {max(watch.at[share][pid]) / 1024:.1f}" for share in MILESTONES
+        )
         print(f"    memory, process {n}: {watch.start[pid] / 1024:.1f} MiB when ready; max RSS "
               f"at {marks} MiB ({watch.samples} samples)")  # fmt: skip
 
@@ -319,12 +322,12 @@ def catalogue_load(count: int) -> str:
             "find candidates to score but rarely a match")  # fmt: skip
 
 
-def worker_start(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """Start the Procfile's worker (all queues, 2 processes) in its own process group."""
+def worker_start(env: dict[str, str], log: Path, concurrency: int) -> subprocess.Popen[bytes]:
+    """Start the Procfile's worker (all queues; 2 processes there) in its own process group."""
     with log.open("ab") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "citerec", "worker", "--pool=prefork",
-             "--concurrency=2", "-Q", PROCFILE_QUEUES, "--without-heartbeat", "--without-gossip",
+             f"--concurrency={concurrency}", "-Q", PROCFILE_QUEUES, "--without-heartbeat", "--without-gossip",
              "--without-mingle", "-n", f"bundle-{os.getpid()}@%h", "--loglevel=WARNING"],
             cwd=ROOT, env=env, stdout=out, stderr=out, start_new_session=True,
         )  # fmt: skip
@@ -351,36 +354,89 @@ def manage(env: dict[str, str], *command: str) -> subprocess.CompletedProcess[st
     return done
 
 
-def bundle_wait(path: Path, timeout: float, on_tick: Any = None) -> Any:
-    """Wait until every chunk of the bundle is done; return the bundle row.
+@dataclass
+class Broker:
+    """This run's Redis keys (kombu's, under the run's prefix) for the ingestion queue."""
+
+    url: str
+    prefix: str
+
+    def idle(self) -> bool:
+        """Return whether no chunk job is queued, reserved or at work (none unacked)."""
+        import redis
+
+        client = redis.Redis.from_url(self.url)
+        # kombu keeps a list per priority step: "ingestion" and "ingestion\x06\x16<n>".
+        lists = [f"{self.prefix}:ingestion"] + [
+            f"{self.prefix}:ingestion\x06\x16{n}" for n in (3, 6, 9)
+        ]
+        return not sum(client.llen(key) for key in lists) and not client.hlen(
+            f"{self.prefix}:unacked"
+        )
+
+
+def chunks_requeue(path: Path) -> int:
+    """Queue the bundle's unfinished chunks again, as `ingest_source_bundle` run again does."""
+    from curation.ingestion import services, tasks
+
+    _, pending = services.bundle_register(path=path)
+    for chunk_id in pending:
+        tasks.ingest_bundle_chunk.delay(chunk_id)
+    return len(pending)
+
+
+@dataclass
+class Wait:
+    """How a bundle's wait went: the bundle row, and the chunks queued again (lost jobs)."""
+
+    bundle: Any
+    rounds: int = 0
+    requeued: int = 0
+
+
+def bundle_wait(path: Path, broker: Broker, timeout: float, on_tick: Any = None) -> Wait:
+    """Wait until every chunk of the bundle is done.
 
     Ends on the chunks, not only on `finished_at`, so a bundle whose flag is never set is
-    reported rather than waited on for ever.
+    reported rather than waited on for ever. When the queue has been empty with nothing at work
+    for a second while chunks are still not done, their jobs were lost (a job that finds its
+    chunk locked is acked as skipped): they are queued again, as an operator would by running
+    the command again, and counted.
     """
     from curation.ingestion.models import SourceBundle
 
-    bundle = SourceBundle.objects.get(path=str(path.resolve()))
-    deadline = time.perf_counter() + timeout
-    while bundle.finished_at is None and bundle.chunks.filter(done_at__isnull=True).exists():
-        if time.perf_counter() > deadline:
-            raise SystemExit(f"bundle not finished in {timeout:.0f} s: {bundle.done} done, "
-                             f"{bundle.failed} failed of {bundle.total}")  # fmt: skip
+    wait = Wait(SourceBundle.objects.get(path=str(path.resolve())))
+    deadline, idle_since = time.perf_counter() + timeout, None
+    while (
+        wait.bundle.finished_at is None and wait.bundle.chunks.filter(done_at__isnull=True).exists()
+    ):
+        now = time.perf_counter()
+        if now > deadline:
+            raise SystemExit(f"bundle not finished in {timeout:.0f} s: {wait.bundle.done} done, "
+                             f"{wait.bundle.failed} failed of {wait.bundle.total}")  # fmt: skip
+        if not broker.idle():
+            idle_since = None
+        elif idle_since is None:
+            idle_since = now
+        elif now - idle_since >= 1.0:
+            wait.requeued += chunks_requeue(path)
+            wait.rounds, idle_since = wait.rounds + 1, None
         if on_tick is not None:
             on_tick()
         time.sleep(0.2)
-        bundle.refresh_from_db()
-    return bundle
+        wait.bundle.refresh_from_db()
+    return wait
 
 
-def bundle_ingest(env: dict[str, str], path: Path, chunk_size: int, timeout: float,
-                  on_tick: Any = None) -> tuple[Any, float, float]:  # fmt: skip
-    """Run ingest_source_bundle (queue only) and wait for the workers; return the bundle,
-    the seconds until it was finished and the command's own seconds (index and queue)."""
+def bundle_ingest(env: dict[str, str], path: Path, broker: Broker, chunk_size: int,
+                  timeout: float, on_tick: Any = None) -> tuple[Wait, float, float]:  # fmt: skip
+    """Run ingest_source_bundle (queue only) and wait for the workers; return the wait,
+    the seconds until the bundle was finished and the command's own seconds (index, queue)."""
     started = time.perf_counter()
     manage(env, "ingest_source_bundle", str(path), "--chunk-size", str(chunk_size))
     queued = time.perf_counter() - started
-    bundle = bundle_wait(path, timeout, on_tick)
-    return bundle, time.perf_counter() - started, queued
+    wait = bundle_wait(path, broker, timeout, on_tick)
+    return wait, time.perf_counter() - started, queued
 
 
 def ingestion_check(bundle: Any, arxiv_ids: list[str]) -> tuple[bool, list[str]]:
@@ -459,24 +515,29 @@ def end_to_end(args: argparse.Namespace, folder: Path) -> None:
         warm = bundle_make(folder, "warm.tar", papers=40 * 2, pdfs=0, month="2301")
         timed = bundle_make(folder, "e2e.tar", papers=args.e2e_papers, pdfs=args.e2e_pdfs,
                             month="2402")  # fmt: skip
-        log = folder / "worker.log"
-        worker = worker_start(env, log)
-        _, warm_s, _ = bundle_ingest(env, warm, args.chunk_size, args.timeout)
-        print(f"  warm-up: 80 papers in {warm_s:.1f} s (worker start-up included)", flush=True)
+        log, broker = folder / "worker.log", Broker(args.redis, prefix)
+        worker = worker_start(env, log, args.concurrency)
+        warmed, warm_s, _ = bundle_ingest(env, warm, broker, args.chunk_size, args.timeout)
+        print(f"  warm-up: 80 papers in {warm_s:.1f} s (worker start-up included; "
+              f"{warmed.requeued} lost chunk jobs queued again)", flush=True)  # fmt: skip
         before, backends = tree_cpu([worker.pid]), BackendCpu(name)
-        bundle, elapsed, queued = bundle_ingest(env, timed, args.chunk_size, args.timeout,
-                                                backends.read)  # fmt: skip
+        wait, elapsed, queued = bundle_ingest(env, timed, broker, args.chunk_size, args.timeout,
+                                              backends.read)  # fmt: skip
         used, pg_used = tree_cpu([worker.pid]) - before, backends.used()
+        bundle = wait.bundle
         arxiv_ids = [item[0] for item in bundle_items(timed)]
         references = sum(c.outcome.get("references", 0) for c in bundle.chunks.all())
-        papers = len(arxiv_ids)
-        print(f"  1 worker x 2 processes: {papers / elapsed:6.1f} papers/s, "
+        papers, cpu = len(arxiv_ids), (used + pg_used) / len(arxiv_ids)
+        print(f"  1 worker x {args.concurrency} processes: {papers / elapsed:6.1f} papers/s, "
               f"{references / elapsed:,.0f} references/s end to end ({papers:,} papers, "
               f"{references:,} references in {elapsed:.1f} s, of which the command "
               f"{queued:.1f} s; chunks of {args.chunk_size}; load {os.getloadavg()[0]:.1f})")  # fmt: skip
+        print(f"    lost chunk jobs (acked as 'another worker holds it') queued again: "
+              f"{wait.requeued} in {wait.rounds} round(s) of {bundle.chunks.count()} chunks")  # fmt: skip
         print(f"    CPU per paper: worker {used / papers * 1e3:.0f} ms, PostgreSQL "
               f"{pg_used / papers * 1e3:.0f} ms (per reference {used / references * 1e3:.2f} + "
-              f"{pg_used / references * 1e3:.2f} ms)", flush=True)  # fmt: skip
+              f"{pg_used / references * 1e3:.2f} ms): 2 idle cores could do about "
+              f"{2 / cpu:.0f} papers/s", flush=True)  # fmt: skip
         _, errors = ingestion_check(bundle, arxiv_ids)
         for error in errors[:3]:
             print(f"      {error[:200]}")
@@ -508,6 +569,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--end-to-end", action="store_true", help="run part 2")
     parser.add_argument("--e2e-papers", type=int, default=500)
     parser.add_argument("--e2e-pdfs", type=int, default=5, help="PDF-only papers in part 2")
+    parser.add_argument("--concurrency", type=int, default=2, help="worker processes, part 2")
     parser.add_argument("--catalogue", type=int, default=0, help="synthetic catalogue papers")
     parser.add_argument("--database-url", default="postgresql://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/14")
