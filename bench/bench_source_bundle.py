@@ -471,15 +471,35 @@ def records_check(env: dict[str, str], arxiv_ids: list[str]) -> None:
 
     for arxiv_id in arxiv_ids:
         started = time.perf_counter()
-        out = manage(env, "export_record", arxiv_id).stdout
-        record = json.loads(out)
+        done = subprocess.run([sys.executable, "manage.py", "export_record", arxiv_id], cwd=ROOT,
+                              env=env, capture_output=True, text=True)  # fmt: skip
+        if done.returncode:
+            print(f"    record {arxiv_id}: NOT SERVED: {done.stderr.strip()[-200:]}")
+            continue
+        record = json.loads(done.stdout)
         observed = Observation.objects.filter(
             paper__arxiv_id=arxiv_id, source="arxiv_source", retired_at__isnull=True
         ).count()
-        states = record["reference_resolution"]["state_counts"]
-        print(f"    record {arxiv_id}: {len(out):,} bytes, {len(record['outbound'])} outbound "
-              f"({observed} observations), states {states} "
+        states = {k: v for k, v in record["reference_resolution"]["state_counts"].items() if v}
+        print(f"    record {arxiv_id}: {len(done.stdout):,} bytes, {len(record['outbound'])} "
+              f"outbound ({observed} observations), states {states} "
               f"({time.perf_counter() - started:.1f} s with the command's start)")  # fmt: skip
+
+
+def records_sample(arxiv_ids: list[str]) -> list[str]:
+    """Return papers to build records for: the first and the middle one done, one PDF-only,
+    and one that has no ingestion (its e-print failed with an exception), when there are."""
+    from curation.ingestion.models import PaperIngestion
+
+    states = dict(
+        PaperIngestion.objects.filter(paper__arxiv_id__in=arxiv_ids).values_list(
+            "paper__arxiv_id", "state"
+        )
+    )
+    done = [a for a in arxiv_ids if states.get(a) == "done"]
+    pdf = [a for a in arxiv_ids if states.get(a) == "pdf_only"]
+    missing = [a for a in arxiv_ids if a not in states]
+    return [*done[:1], *done[len(done) // 2 :][:1], *pdf[:1], *missing[:1]]
 
 
 def redis_clean(url: str, prefix: str) -> int:
@@ -541,8 +561,7 @@ def end_to_end(args: argparse.Namespace, folder: Path) -> None:
         _, errors = ingestion_check(bundle, arxiv_ids)
         for error in errors[:3]:
             print(f"      {error[:200]}")
-        pdf_ids = [item[0] for item in bundle_items(timed) if item[4] == "pdf"]
-        records_check(env, [arxiv_ids[0], arxiv_ids[len(arxiv_ids) // 2], *pdf_ids[:1]])
+        records_check(env, records_sample(arxiv_ids))
         logged = log.read_text(errors="replace").count("ERROR")
         print(f"    worker log: {logged} ERROR line(s) ({log.stat().st_size:,} bytes)", flush=True)
     finally:

@@ -14,7 +14,8 @@ import pghistory
 from django.contrib.postgres.indexes import GinIndex, HashIndex
 from django.contrib.postgres.search import SearchVector
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+from django.db.models.functions import MD5
 
 from .history import tracked as _tracked
 from .states import NoticeReason, NoticeState, Origin, ResolutionStatus, ResolverSource
@@ -193,11 +194,13 @@ class Observation(models.Model):
             GinIndex(SearchVector("work_title", "raw_text", config="simple"), name="obs_text_fts"),
         ]
         constraints = [
+            # On a digest of the text, not the text: a B-tree entry holds at most 2,704 bytes,
+            # and real references run longer (a collaboration's author list: 3,787 bytes).
             models.UniqueConstraint(
-                fields=["paper", "source", "normalized_text", "occurrence"],
+                F("paper"), F("source"), MD5("normalized_text"), F("occurrence"),
                 condition=Q(raw_text__isnull=False),
                 name="observation_identity",
-            )
+            )  # fmt: skip
         ]
 
     def __str__(self) -> str:

@@ -185,3 +185,12 @@ def test_import_references_takes_an_id_with_prefix_and_version_as_the_bare_id(tm
     path.write_text(GPIPE + "\n")
     call_command("import_references", "arXiv:2501.00042v3", str(path), stdout=io.StringIO())
     assert [o.paper.arxiv_id for o in live()] == ["2501.00042"]
+
+
+def test_a_reference_longer_than_an_index_entry_is_imported_and_keeps_its_identity() -> None:
+    authors = ", ".join(f"Author{n:04d}, A." for n in range(400))  # a collaboration: about 5,600 bytes
+    huge = f"{authors} The collaboration's paper. Phys. Rev. D 98, 030001 (2018)."
+    assert len(huge.encode()) > 2704  # a B-tree entry's limit
+    first = run(huge, GPIPE)
+    again = run(huge, GPIPE)
+    assert (first.created, again.created, again.unchanged) == (2, 0, 2)

@@ -75,6 +75,7 @@ def test_a_bundle_is_ingested_and_one_bad_eprint_never_stops_the_rest(bundle: Pa
     assert "arXiv:2401.00004" in hostile.error and not Observation.objects.filter(paper=hostile.paper).exists()
     finished = SourceBundle.objects.get()
     assert finished.finished_at is not None and finished.total == 5
+    assert (finished.done, finished.failed) == (3, 2)  # the refused and the corrupt e-print failed
 
     # Run again: nothing left to do, nothing changes.
     before = Observation.objects.count()
@@ -132,3 +133,46 @@ def test_grobid_busy_is_retried_later_and_a_refused_pdf_fails_saying_why(fake_ar
     outcome = paper_ingest(arxiv_id="2401.00003", actor=actor, reason="test")
     assert outcome.state == IngestionState.FAILED and "GROBID" in outcome.error
     assert not Observation.objects.exists()
+
+
+def test_an_eprint_that_breaks_the_code_fails_alone_and_says_why(bundle: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import curation.ingestion.services.bundles as bundles
+
+    real = bundles.bibliography_from_eprint
+
+    def broken(data: bytes, *, name: str, limits):  # type: ignore[no-untyped-def]
+        if "2401.00002" in name:
+            raise RuntimeError("a bug met on this paper")
+        return real(data, name=name, limits=limits)
+
+    monkeypatch.setattr(bundles, "bibliography_from_eprint", broken)
+    ingest(bundle)
+    failed = PaperIngestion.objects.get(paper__arxiv_id="2401.00002")
+    assert failed.state == IngestionState.FAILED and "RuntimeError: a bug met on this paper" in failed.error
+    assert not Observation.objects.filter(paper__arxiv_id="2401.00002").exists()
+    assert states()["2401.00001"] == "done"
+    assert SourceBundle.objects.get().failed == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_chunk_held_by_one_worker_never_makes_another_drop_its_own(bundle: Path) -> None:
+    from django.db import connections
+
+    from curation.ingestion.services import bundle_chunk_ingest, bundle_register
+
+    _, pending = bundle_register(path=bundle, chunk_size=2)
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("BEGIN")
+            cursor.execute("SELECT id FROM ingestion_sourcebundlechunk WHERE id = %s FOR UPDATE", [pending[0]])
+            # What a worker on chunk 0 also holds on the bundle row (its chunk's foreign key):
+            # a chunk job that locked the bundle row as well would find it taken and drop its chunk.
+            cursor.execute("SELECT id FROM ingestion_sourcebundle FOR KEY SHARE")
+            held = bundle_chunk_ingest(chunk_id=pending[0], actor=Actor.importer("test"), reason="test")
+            free = bundle_chunk_ingest(chunk_id=pending[1], actor=Actor.importer("test"), reason="test")
+            cursor.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert held.skipped and not free.skipped
+    assert free.done + free.failed == 2

@@ -8,6 +8,7 @@ so `ingest_source_bundle` run again queues only the chunks not done: the bundle 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,8 +113,10 @@ def bundle_chunk_ingest(*, chunk_id: int, actor: Actor, reason: str) -> BundleCh
     """
     outcome = BundleChunkOutcome(chunk_id)
     with transaction.atomic():
+        # Lock the chunk row only (`of self`): locking the bundle row too would make every
+        # other chunk of the bundle look taken, and a second worker would drop them.
         chunk = (
-            SourceBundleChunk.objects.select_for_update(skip_locked=True)
+            SourceBundleChunk.objects.select_for_update(of=("self",), skip_locked=True)
             .select_related("bundle")
             .filter(pk=chunk_id)
             .first()
@@ -130,12 +133,19 @@ def bundle_chunk_ingest(*, chunk_id: int, actor: Actor, reason: str) -> BundleCh
             item = BundleItem(arxiv_id=arxiv_id, member=member, offset=offset, size=size, kind=kind)
             try:
                 with transaction.atomic():
-                    papers.append(_item_ingest(path, item, actor, reason, outcome))
-                outcome.done += 1
+                    paper_pk, state = _item_ingest(path, item, actor, reason, outcome)
+                papers.append(paper_pk)
             except Exception as exc:  # noqa: BLE001 - a batch never dies on one item
-                outcome.failed += 1
-                outcome.errors.append(f"{member}: {exc}")
+                state = IngestionState.FAILED
+                error = f"{path.name}: {member}: {type(exc).__name__}: {exc}"
+                outcome.errors.append(error)
                 log.exception("bundle %s: %s failed", path, member)
+                with transaction.atomic():  # what it wrote is gone; that it failed, and why, stays
+                    _item_failed(item, error, actor, reason)
+            if state == IngestionState.FAILED:
+                outcome.failed += 1
+            else:
+                outcome.done += 1
         ingestions = PaperIngestion.objects.filter(paper_id__in=papers)
         observations_resolve_new(
             Observation.objects.filter(paper_id__in=papers, source=ARXIV_SOURCE), actor, reason
@@ -154,37 +164,53 @@ def bundle_chunk_ingest(*, chunk_id: int, actor: Actor, reason: str) -> BundleCh
     return outcome
 
 
-def _item_ingest(
-    path: Path, item: BundleItem, actor: Actor, reason: str, chunk: BundleChunkOutcome
-) -> int:
-    """Read one e-print of the bundle into its paper's observations; return the paper's pk."""
+def _ingestion_for(arxiv_id: str, actor: Actor, reason: str) -> PaperIngestion:
+    """Return the paper's ingestion, creating the paper and the ingestion if they are new."""
     now = timezone.now()
     with audited(actor, reason):
-        paper, _ = Paper.objects.get_or_create(arxiv_id=item.arxiv_id)
+        paper, _ = Paper.objects.get_or_create(arxiv_id=arxiv_id)
     ingestion, _ = PaperIngestion.objects.get_or_create(
         paper=paper, defaults={"requested_at": now, "requested_by": actor.name}
     )
     ingestion.paper = paper
+    return ingestion
+
+
+def _item_failed(item: BundleItem, error: str, actor: Actor, reason: str) -> None:
+    """Record that one e-print of the bundle failed, and why (its paper lists it so)."""
+    ingestion = _ingestion_for(item.arxiv_id, actor, reason)
+    set_fields(ingestion, state=IngestionState.FAILED, error=error[:2000], finished_at=timezone.now())
+
+
+def _item_ingest(
+    path: Path, item: BundleItem, actor: Actor, reason: str, chunk: BundleChunkOutcome
+) -> tuple[int, str]:
+    """Read one e-print of the bundle into its paper's observations; return the paper's pk and
+    the state it ends in (resolving: its verdicts come with the chunk's)."""
+    now = timezone.now()
+    ingestion = _ingestion_for(item.arxiv_id, actor, reason)
+    paper = ingestion.paper
     outcome = IngestOutcome(arxiv_id=item.arxiv_id, state=ingestion.state)
     set_fields(ingestion, state=IngestionState.FETCHING, started_at=now, error="",
                attempts=ingestion.attempts + 1)  # fmt: skip
     data = read_item(path, item)
     name = f"arXiv:{item.arxiv_id} ({path.name}: {item.member})"
+    set_fields(ingestion, source_sha256=hashlib.sha256(data).hexdigest())
     try:
         bibliography = bibliography_from_eprint(data, name=name, limits=archive_limits())
     except PdfOnlySource:
         set_fields(ingestion, source_kind="pdf")
         finish(ingestion, outcome, IngestionState.PDF_ONLY, PDF_ONLY_MESSAGE)
-        return paper.pk
+        return paper.pk, IngestionState.PDF_ONLY
     except SourceArchiveError as exc:
         set_fields(ingestion, source_kind="refused")
         finish(ingestion, outcome, IngestionState.FAILED, str(exc))
         chunk.errors.append(str(exc))
-        return paper.pk
+        return paper.pk, IngestionState.FAILED
     entries = entries_from_bibliography(bibliography)
     set_fields(ingestion, source_kind="tex", method=bibliography.method,
                main_tex=(bibliography.main_tex or "")[:255], warnings=list(bibliography.warnings)[:50],
                error="" if entries else NO_BIBLIOGRAPHY)  # fmt: skip
     source_entries_import(ingestion, outcome, entries, actor, reason)
     chunk.references += len(entries)
-    return paper.pk
+    return paper.pk, IngestionState.RESOLVING

@@ -15,6 +15,8 @@ from curation.ingestion import tasks
 from curation.ingestion.bundle import BundleError
 from curation.ingestion.models import SourceBundle
 
+STALLED_SECONDS = 600  # a chunk takes seconds: ten minutes without one finishing is a stall
+
 
 class Command(BaseCommand):
     help = (
@@ -56,10 +58,20 @@ class Command(BaseCommand):
         )
 
     def _wait(self, bundle_id: int) -> None:
+        """Show the workers' progress until the bundle is finished or nothing moves any more."""
+        last_move = time.monotonic()
         with tqdm(total=SourceBundle.objects.get(pk=bundle_id).total, unit=" papers", disable=None) as bar:
             while True:
                 bundle = SourceBundle.objects.get(pk=bundle_id)
-                bar.update(bundle.done + bundle.failed - bar.n)
+                if bundle.done + bundle.failed != bar.n:
+                    bar.update(bundle.done + bundle.failed - bar.n)
+                    last_move = time.monotonic()
                 if bundle.finished_at:
+                    return
+                if time.monotonic() - last_move > STALLED_SECONDS:
+                    self.stderr.write(
+                        f"nothing finished for {STALLED_SECONDS // 60} minutes (no worker on the "
+                        "ingestion queue?); run the command again to queue what is left"
+                    )
                     return
                 time.sleep(1)
