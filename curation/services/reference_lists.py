@@ -143,17 +143,21 @@ def reference_list_import(
         }
         seen: Counter[str] = Counter()
         kept: set[uuid.UUID] = set()
+        new: list[Observation] = []
         for reference, number in zip(references, reference_numbers(references), strict=True):
             raw = _clean(reference.raw)
             normalized = normalize_reference_text(raw)
             seen[normalized] += 1
             observation = existing.get((normalized, seen[normalized]))
             if observation is None:
-                observation = _create(paper, source, raw, normalized, seen[normalized], number, now)
-                outcome.created += 1
+                observation = _new(paper, source, raw, normalized, seen[normalized], number, now)
+                new.append(observation)
             else:
                 _refresh(observation, raw, number, now, outcome)
             kept.add(observation.pk)
+        # One statement for the new ones: the history triggers run once per statement, not per row.
+        Observation.objects.bulk_create(new, batch_size=500)
+        outcome.created = len(new)
         for observation in existing.values():
             if observation.pk not in kept and observation.retired_at is None:
                 observation.retired_at = now
@@ -162,7 +166,7 @@ def reference_list_import(
     return outcome
 
 
-def _create(
+def _new(
     paper: Paper,
     source: str,
     raw: str,
@@ -171,7 +175,7 @@ def _create(
     number: int,
     now: datetime,
 ) -> Observation:
-    return Observation.objects.create(
+    return Observation(
         paper=paper,
         source=source,
         reference_index=number,
