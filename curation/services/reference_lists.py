@@ -48,6 +48,7 @@ class ReferenceListOutcome:
     unchanged: int = 0
     retired: int = 0
     restored: int = 0
+    superseded: int = 0
     warnings: list[str] = field(default_factory=list)
 
 
@@ -123,8 +124,12 @@ def reference_list_import(
     actor: Actor,
     reason: str,
     source: str = REFERENCE_LIST_SOURCE,
+    supersede_imported: bool = False,
 ) -> ReferenceListOutcome:
     """Bring a paper's observations from one source in line with this reference list.
+
+    `supersede_imported`: the list is the paper's own (read from its source), so observations
+    an imported record gave it from the same source are retired (pinned ones stay).
 
     Raises NotAnArxivId (and changes nothing) when `arxiv_id` is not an arXiv id.
     """
@@ -163,7 +168,33 @@ def reference_list_import(
                 observation.retired_at = now
                 _touch(observation, now, ["retired_at"])
                 outcome.retired += 1
+        if supersede_imported and references:
+            _supersede_imported(paper, source, now, outcome)
     return outcome
+
+
+def _supersede_imported(paper: Paper, source: str, now: datetime, outcome: ReferenceListOutcome) -> None:
+    """Retire the observations an imported record gave this paper from the same source.
+
+    The list read now is the paper's own, so the imported snapshot's copies of it would only
+    repeat it in the record. Retired, not deleted (history keeps them, they can be restored);
+    one a curator decided (pinned) stays, and the import says so.
+    """
+    imported = Observation.objects.select_for_update().filter(
+        paper=paper, source=source, raw_text__isnull=True, retired_at__isnull=True
+    )
+    kept = 0
+    for observation in imported:
+        if observation.pinned:
+            kept += 1
+            continue
+        observation.retired_at = now
+        _touch(observation, now, ["retired_at"])
+        outcome.superseded += 1
+    if kept:
+        outcome.warnings.append(
+            f"{kept} imported observation(s) a curator decided were kept beside the new list"
+        )
 
 
 def _new(

@@ -248,3 +248,30 @@ def test_in_process_an_arxiv_outage_fails_the_paper_saying_why_instead_of_retryi
     failed = ingestion()
     assert failed.state == IngestionState.FAILED and "ArxivUnavailable" in failed.error
     assert fake_arxiv.count() == 2  # the client's own retry, then no job retry in process
+
+
+def test_the_papers_own_list_replaces_an_imported_records_copy_but_keeps_curator_decisions(
+    fake_arxiv, client, sample_record_path  # type: ignore[no-untyped-def]
+) -> None:
+    from django.core.management import call_command
+
+    call_command("import_records", str(sample_record_path), stdout=io.StringIO())
+    sample = "2412.14374"
+    imported = list(Observation.objects.filter(paper__arxiv_id=sample).order_by("reference_index"))
+    assert len(imported) == 33
+    decided = imported[1]
+    observation_set_state(observation=decided, status=ResolutionStatus.UNRESOLVED,
+                          expected_revision=decided.revision, actor=CURATOR, reason="checked by hand")  # fmt: skip
+    fake_arxiv.add_record(sample, title="The sample paper")
+    fake_arxiv.add_eprint(sample, _bbl_tar([GPIPE, ZERO, ALPA]))
+
+    add_papers(sample)
+
+    live_now = live(sample)
+    assert len(live_now) == 4  # the three of the source, and the one a curator decided
+    assert decided.pk in {o.pk for o in live_now}
+    assert Observation.objects.filter(paper__arxiv_id=sample, retired_at__isnull=False).count() == 32
+    notes = " ".join(ingestion(sample).warnings)
+    assert "32 observations of an imported record retired" in notes and "a curator decided were kept" in notes
+    record = json.loads(client.get(f"/paper/{sample}/citation-record.json").content)
+    assert record["reference_resolution"]["total_outbound_references"] == 4

@@ -245,9 +245,14 @@ def source_entries_import(
     if entries:
         imported = reference_list_import(
             arxiv_id=ingestion.paper.arxiv_id, references=entries, actor=actor, reason=reason,
-            source=ARXIV_SOURCE,
+            source=ARXIV_SOURCE, supersede_imported=True,
         )  # fmt: skip
-        outcome.created, outcome.retired = imported.created, imported.retired
+        outcome.created, outcome.retired = imported.created, imported.retired + imported.superseded
+        if imported.warnings or imported.superseded:
+            notes = [*ingestion.warnings, *imported.warnings]
+            if imported.superseded:
+                notes.append(f"{imported.superseded} observations of an imported record retired: the source's list replaces them")
+            set_fields(ingestion, warnings=notes[:50])
     set_fields(ingestion, state=IngestionState.RESOLVING, reference_count=len(entries))
 
 
