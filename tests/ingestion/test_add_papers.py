@@ -275,3 +275,13 @@ def test_the_papers_own_list_replaces_an_imported_records_copy_but_keeps_curator
     assert "32 observations of an imported record retired" in notes and "a curator decided were kept" in notes
     record = json.loads(client.get(f"/paper/{sample}/citation-record.json").content)
     assert record["reference_resolution"]["total_outbound_references"] == 4
+
+
+def test_an_old_style_id_is_ingested_and_served_with_its_slash(fake_arxiv, client) -> None:  # type: ignore[no-untyped-def]
+    fake_arxiv.add_record("hep-th/9901001", title="An old paper")
+    fake_arxiv.add_eprint("hep-th/9901001", _bbl_tar([GPIPE, ZERO]))
+    add_papers("hep-th/9901001")
+    assert ingestion("hep-th/9901001").state == IngestionState.DONE
+    assert client.get("/api/v1/ingestions/hep-th/9901001").json()["reference_count"] == 2
+    record = json.loads(client.get("/paper/hep-th/9901001/citation-record.json").content)
+    assert record["reference_resolution"]["total_outbound_references"] == 2
