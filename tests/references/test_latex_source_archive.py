@@ -167,3 +167,17 @@ def test_a_pdf_is_reported_as_pdf_only() -> None:
         read_eprint(b"%PDF-1.5\n...", name=NAME)
     with pytest.raises(PdfOnlySource):
         read_eprint(gzip.compress(b"%PDF-1.5\n..."), name=NAME)
+
+
+def test_a_source_in_many_gzip_members_reads_whole_with_zero_padding_after_it() -> None:
+    text = b"\\documentclass{article}\n" + b"% a line of the source\n" * 2_000 + b"\\begin{document}\\end{document}\n"
+    pieces = [text[i : i + 40] for i in range(0, len(text), 40)]  # over a thousand members
+    data = b"".join(gzip.compress(piece) for piece in pieces) + b"\0" * 4_096
+    files = read_eprint(data, name=NAME)
+    assert list(files.values()) == [text]
+
+
+def test_garbage_after_the_last_gzip_member_is_refused() -> None:
+    data = gzip.compress(PAPER[1]) + b"\0" * 16 + b"not gzip at all"
+    with pytest.raises(SourceArchiveError, match=NAME):
+        read_eprint(data, name=NAME)

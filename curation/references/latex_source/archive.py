@@ -96,12 +96,15 @@ class _Stream:
             return
         z = self._z
         if z.eof:  # gzip allows several members one after another (multi-member files)
-            rest = z.unused_data + self._pending + bytes(self._data[self._taken :])
-            self._taken, self._pending = len(self._data), b""
-            if not rest.strip(b"\0"):  # zero padding after the last member is allowed
-                self._done = True
+            # Only what zlib read past the member is carried over, never a copy of the rest of
+            # the input: an e-print of 100,000 tiny members would otherwise copy it each time.
+            self._pending = z.unused_data + self._pending
+            if not self._pending:
+                self._pending = bytes(self._data[self._taken : self._taken + _IN_CHUNK])
+                self._taken += len(self._pending)
+            if not self._pending.strip(b"\0") and not any(self._data[self._taken :]):
+                self._done = True  # the end, or zero padding after the last member (allowed)
                 return
-            self._pending = rest
             z = self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
         source = z.unconsumed_tail
         if not source:
