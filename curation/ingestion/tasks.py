@@ -57,7 +57,7 @@ class PaperTask(Task):
     """A paper job: retried with backoff while arXiv, GROBID or the database are away; when
     the retries run out the paper's ingestion says why it failed."""
 
-    autoretry_for = (*OUTAGES, *DATABASE_UNAVAILABLE)
+    autoretry_for = (*OUTAGES, ingestion.PaperBusy, *DATABASE_UNAVAILABLE)
     max_retries = PAPER_MAX_RETRIES
     retry_backoff = 30
     retry_backoff_max = PAPER_RETRY_BACKOFF_MAX
@@ -66,7 +66,7 @@ class PaperTask(Task):
     def on_retry(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         arxiv_id = kwargs.get("arxiv_id", args[0] if args else None)
         log.warning("paper job %s retries after: %r", arxiv_id, exc)
-        if arxiv_id:
+        if arxiv_id and not isinstance(exc, ingestion.PaperBusy):  # the other job owns the state
             ingestion.ingestion_retry_later(arxiv_id=arxiv_id, error=f"{type(exc).__name__}: {exc}")
 
     def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
@@ -88,6 +88,10 @@ def ingest_paper(
         return ingestion.paper_ingest(
             arxiv_id=arxiv_id, actor=Actor.for_task(self), reason=reason, force=force
         ).summary()
+    except ingestion.PaperBusy as exc:
+        if not self.request.is_eager:
+            raise  # retried later, once the other job is done
+        return {"arxiv_id": arxiv_id, "skipped": str(exc)}
     except OUTAGES as exc:
         if not self.request.is_eager:
             raise  # a worker retries later, with backoff

@@ -285,3 +285,26 @@ def test_an_old_style_id_is_ingested_and_served_with_its_slash(fake_arxiv, clien
     assert client.get("/api/v1/ingestions/hep-th/9901001").json()["reference_count"] == 2
     record = json.loads(client.get("/paper/hep-th/9901001/citation-record.json").content)
     assert record["reference_resolution"]["total_outbound_references"] == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_job_for_a_paper_being_ingested_waits_its_turn(fake_arxiv) -> None:  # type: ignore[no-untyped-def]
+    from django.db import connections
+
+    from curation.ingestion.services import PaperBusy, ingestion_request, paper_ingest
+
+    fake_arxiv.add_record(PAPER, title="A paper")
+    fake_arxiv.add_eprint(PAPER, _bbl_tar([GPIPE, ZERO]))
+    ingestion_request(arxiv_ids=[PAPER], actor=CURATOR, reason="test")
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:  # another worker holds the paper's ingestion lock
+            cursor.execute("SELECT pg_advisory_lock(hashtext(%s))", [f"ingest:{PAPER}"])
+            with pytest.raises(PaperBusy, match="being ingested by another job"):
+                paper_ingest(arxiv_id=PAPER, actor=CURATOR, reason="test")
+            cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [f"ingest:{PAPER}"])
+    finally:
+        other.close()
+    assert fake_arxiv.count() == 0 and not Observation.objects.exists()
+    assert paper_ingest(arxiv_id=PAPER, actor=CURATOR, reason="test").state == IngestionState.DONE
+    assert Observation.objects.count() == 2

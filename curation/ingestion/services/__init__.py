@@ -10,6 +10,7 @@ from .metadata import metadata_delete, metadata_store
 from .papers import (
     ARXIV_SOURCE,
     IngestOutcome,
+    PaperBusy,
     RefusedId,
     RequestOutcome,
     ingestion_failed,
@@ -24,6 +25,7 @@ __all__ = [
     "BundleChunkOutcome",
     "HarvestOutcome",
     "IngestOutcome",
+    "PaperBusy",
     "RefusedId",
     "RequestOutcome",
     "bundle_chunk_ingest",

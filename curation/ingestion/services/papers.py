@@ -10,12 +10,13 @@ verdict are resolved).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -45,6 +46,10 @@ log = logging.getLogger(__name__)
 ARXIV_SOURCE = "arxiv_source"  # v1 `citation.source` of observations read from a paper's source
 PDF_ONLY_MESSAGE = "PDF only: no source bibliography"
 NO_BIBLIOGRAPHY = "no bibliography found in the source"
+
+
+class PaperBusy(Exception):
+    """Another job is ingesting this paper right now: try again later (never drop the job)."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,42 @@ def finish(ingestion: PaperIngestion, outcome: IngestOutcome, state: str, error:
     return outcome
 
 
+@contextmanager
+def paper_lock(arxiv_id: str) -> Iterator[bool]:
+    """Hold the paper's ingestion lock while the block runs; yield False if another has it.
+
+    A session lock, not a row lock: it is held across the network calls and the short
+    transactions of one ingestion without keeping a transaction open, and it goes with the
+    connection if the worker dies. Two jobs for one paper (a re-delivery, a forced re-read)
+    would otherwise both create its new references, and one would fail on their identity.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(hashtext(%s))", [f"ingest:{arxiv_id}"])
+        taken = bool(cursor.fetchone()[0])
+    try:
+        yield taken
+    finally:
+        if taken:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [f"ingest:{arxiv_id}"])
+
+
 def paper_ingest(
+    *,
+    arxiv_id: str,
+    actor: Actor,
+    reason: str,
+    client: ArxivClient | None = None,
+    force: bool = False,
+) -> IngestOutcome:
+    """Ingest the paper; raise PaperBusy while another job is ingesting it (try again later)."""
+    with paper_lock(arxiv_id) as taken:
+        if not taken:
+            raise PaperBusy(f"arXiv:{arxiv_id} is being ingested by another job")
+        return _paper_ingest(arxiv_id=arxiv_id, actor=actor, reason=reason, client=client, force=force)
+
+
+def _paper_ingest(
     *,
     arxiv_id: str,
     actor: Actor,

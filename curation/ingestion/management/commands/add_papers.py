@@ -32,9 +32,13 @@ class Command(BaseCommand):
                 arxiv_ids=options["arxiv_ids"], actor=ACTOR, reason=reason, force=True
             )
             for arxiv_id in outcome.queued:
-                result = ingestion.paper_ingest(
-                    arxiv_id=arxiv_id, actor=ACTOR, reason=reason, force=options["force"]
-                )
+                try:
+                    result = ingestion.paper_ingest(
+                        arxiv_id=arxiv_id, actor=ACTOR, reason=reason, force=options["force"]
+                    )
+                except ingestion.PaperBusy as exc:
+                    self.stderr.write(self.style.WARNING(f"{exc}: left to that job"))
+                    continue
                 self.stdout.write(f"arXiv:{arxiv_id}: {result.state} {result.summary()}")
         else:
             outcome = tasks.papers_add(
