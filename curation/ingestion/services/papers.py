@@ -162,28 +162,22 @@ def paper_ingest(
     client: ArxivClient | None = None,
     force: bool = False,
 ) -> IngestOutcome:
-    """Ingest the paper; raise PaperBusy while another job is ingesting it (try again later)."""
-    with paper_lock(arxiv_id) as taken:
-        if not taken:
-            raise PaperBusy(f"arXiv:{arxiv_id} is being ingested by another job")
-        return _paper_ingest(arxiv_id=arxiv_id, actor=actor, reason=reason, client=client, force=force)
-
-
-def _paper_ingest(
-    *,
-    arxiv_id: str,
-    actor: Actor,
-    reason: str,
-    client: ArxivClient | None = None,
-    force: bool = False,
-) -> IngestOutcome:
     """Build one paper's observations from its arXiv source and resolve them.
 
     Permanent failures (no such paper, a refused archive, offline with nothing stored) end in
     state `failed` with the reason; a PDF without GROBID ends in `pdf_only`. arXiv or GROBID
-    not answering propagates (ArxivUnavailable, GrobidError) for the job to retry later.
+    not answering propagates (ArxivUnavailable, GrobidBusy/Unavailable) for the job to retry
+    later, and so does PaperBusy while another job is ingesting the same paper.
     """
-    client = client or ArxivClient()
+    with paper_lock(arxiv_id) as taken:
+        if not taken:
+            raise PaperBusy(f"arXiv:{arxiv_id} is being ingested by another job")
+        return _ingest_locked(arxiv_id, actor, reason, client or ArxivClient(), force)
+
+
+def _ingest_locked(
+    arxiv_id: str, actor: Actor, reason: str, client: ArxivClient, force: bool
+) -> IngestOutcome:
     ingestion = PaperIngestion.objects.select_related("paper").get(paper__arxiv_id=arxiv_id)
     outcome = IngestOutcome(arxiv_id=arxiv_id, state=ingestion.state)
     set_fields(ingestion, state=IngestionState.FETCHING, started_at=timezone.now(),
