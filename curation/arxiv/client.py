@@ -42,8 +42,7 @@ from curation.arxiv.metadata import (
 from curation.arxiv.oai import OaiScythe
 from curation.arxiv.store import SourceStore
 from curation.arxiv.transport import BodyTooLarge, PoliteTransport, RetryPolicy, user_agent
-from curation.crossref.client import _redis
-from curation.crossref.throttle import LocalThrottle, RedisThrottle, Throttle
+from curation.crossref.throttle import LocalThrottle, RedisThrottle, Throttle, redis_from_settings
 from curation.references.identifiers import parse_arxiv
 
 log = logging.getLogger(__name__)
@@ -234,7 +233,7 @@ class ArxivClient:
         if self._throttle is not None:
             return self._throttle
         rate = 1.0 / self.interval if self.interval > 0 else 0.0
-        redis_client = _redis()
+        redis_client = redis_from_settings()
         if redis_client is None:
             return LocalThrottle(rate, clock=self._clock, sleep=self._sleep)
         # The deployment's REDIS_KEY_PREFIX first, as the broker's and the cache's keys have it.

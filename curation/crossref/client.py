@@ -15,7 +15,7 @@ import httpx
 from django.conf import settings
 
 from curation.crossref.cache import MISSING, MemoryCache, RedisCache, ResponseCache
-from curation.crossref.throttle import LocalThrottle, RedisThrottle, Throttle
+from curation.crossref.throttle import LocalThrottle, RedisThrottle, Throttle, redis_from_settings
 
 log = logging.getLogger(__name__)
 
@@ -54,15 +54,6 @@ def retry_after_seconds(value: str | None, now: float) -> float | None:
     return max(0.0, when.timestamp() - now)
 
 
-def _redis() -> Any | None:
-    url = getattr(settings, "REDIS_URL", "")
-    if not url:
-        return None
-    import redis  # imported lazily: offline tests and the embedded mode never need it
-
-    return redis.Redis.from_url(url)
-
-
 class CrossrefClient:
     """Read works from the Crossref REST API politely; raise CrossrefError subclasses on failure."""
 
@@ -89,7 +80,7 @@ class CrossrefClient:
         self.max_retries = max_retries
         self.backoff, self.max_backoff, self.max_retry_after = backoff, max_backoff, max_retry_after
         self._sleep = sleep
-        redis_client = _redis() if throttle is None or cache is None else None
+        redis_client = redis_from_settings() if throttle is None or cache is None else None
         # The deployment's REDIS_KEY_PREFIX first, as the broker's and the cache's keys have it:
         # two deployments (or CI runs) on one Redis never share a throttle or cached answers.
         prefix = f"{settings.REDIS_KEY_PREFIX}:" if settings.REDIS_KEY_PREFIX else ""

@@ -97,3 +97,15 @@ class RedisThrottle:
         """Let nobody send for the given time."""
         now = self._clock()
         self._block(keys=[self.key], args=[repr(now + seconds), repr(now)])
+
+
+def redis_from_settings() -> Any | None:
+    """Return a client of the deployment's Redis (REDIS_URL), or None when there is none."""
+    from django.conf import settings
+
+    url = getattr(settings, "REDIS_URL", "")
+    if not url:
+        return None
+    import redis  # imported lazily: offline tests and the embedded mode never need it
+
+    return redis.Redis.from_url(url)
