@@ -333,18 +333,6 @@ def worker_start(env: dict[str, str], log: Path, concurrency: int) -> subprocess
         )  # fmt: skip
 
 
-def worker_stop(worker: subprocess.Popen[bytes]) -> None:
-    """Stop the worker and its pool (SIGTERM, then SIGKILL after 30 s)."""
-    try:
-        os.killpg(worker.pid, signal.SIGTERM)
-        worker.wait(timeout=30)
-    except ProcessLookupError:
-        return
-    except subprocess.TimeoutExpired:
-        os.killpg(worker.pid, signal.SIGKILL)
-        worker.wait()
-
-
 def manage(env: dict[str, str], *command: str) -> subprocess.CompletedProcess[str]:
     """Run a manage.py command with the workers' environment; fail loudly if it fails."""
     done = subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env,
@@ -536,7 +524,7 @@ def database_drop(name: str) -> None:
 
 def end_to_end(args: argparse.Namespace, folder: Path) -> None:
     """Part 2: ingest_source_bundle through one 2-process Celery worker, checked, cleaned up."""
-    from bench_celery_resolve import BackendCpu
+    from bench_celery_resolve import BackendCpu, worker_kill
 
     prefix = f"bench-bundle-{os.getpid()}"
     name, env = django_start(args, prefix)
@@ -579,7 +567,7 @@ def end_to_end(args: argparse.Namespace, folder: Path) -> None:
         print(f"    worker log: {logged} ERROR line(s) ({log.stat().st_size:,} bytes)", flush=True)
     finally:
         if worker is not None:
-            worker_stop(worker)
+            worker_kill(worker)
         database_drop(name)
         print(f"  cleaned up: database {name} dropped, {redis_clean(args.redis, prefix)} Redis "
               "keys deleted", flush=True)  # fmt: skip

@@ -14,14 +14,13 @@ from rest_framework.views import APIView
 from curation.audit import Actor
 from curation.ingestion import selectors, tasks
 from curation.ingestion.models import PaperIngestion
+from curation.ingestion.services import MAX_IDS
 from curation.services.reference_lists import clean_arxiv_id
 from curation.states import ChangeSource
 
 from ..caching import PRIVATE
 from ..permissions import IsCurator
 from ..schema import AUTH_ERRORS, ERRORS
-
-MAX_IDS = 500
 
 
 class IngestionSerializer(serializers.ModelSerializer[PaperIngestion]):

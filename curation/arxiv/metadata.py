@@ -45,7 +45,7 @@ class ArxivMetadata:
     @property
     def latest_version(self) -> int | None:
         """Return the highest version number arXiv lists, or None when it lists none."""
-        return self.versions[-1].version if self.versions else None
+        return max((v.version for v in self.versions), default=None)
 
 
 @dataclass(frozen=True)

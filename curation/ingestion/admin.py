@@ -16,9 +16,8 @@ from curation.admin.common import can_curate
 from curation.audit import Actor
 from curation.ingestion import selectors, tasks
 from curation.ingestion.models import HarvestState, IngestionState, PaperIngestion, SourceBundle
+from curation.ingestion.services import MAX_IDS
 from curation.states import ChangeSource
-
-MAX_IDS = 500
 
 
 class AddPapersForm(forms.Form):

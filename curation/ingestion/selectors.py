@@ -38,4 +38,4 @@ def harvest_states() -> list[HarvestState]:
     return list(HarvestState.objects.order_by("set_spec"))
 
 
-__all__ = ["ACTIVE_STATES", "harvest_states", "ingestion_counts", "ingestion_of", "stale_ingestions"]
+__all__ = ["harvest_states", "ingestion_counts", "ingestion_of", "stale_ingestions"]

@@ -136,16 +136,16 @@ def test_grobid_busy_is_retried_later_and_a_refused_pdf_fails_saying_why(fake_ar
 
 
 def test_an_eprint_that_breaks_the_code_fails_alone_and_says_why(bundle: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import curation.ingestion.services.bundles as bundles
+    import curation.ingestion.services.papers as papers  # where bundles read a source too
 
-    real = bundles.bibliography_from_eprint
+    real = papers.bibliography_from_eprint
 
     def broken(data: bytes, *, name: str, limits):  # type: ignore[no-untyped-def]
         if "2401.00002" in name:
             raise RuntimeError("a bug met on this paper")
         return real(data, name=name, limits=limits)
 
-    monkeypatch.setattr(bundles, "bibliography_from_eprint", broken)
+    monkeypatch.setattr(papers, "bibliography_from_eprint", broken)
     ingest(bundle)
     failed = PaperIngestion.objects.get(paper__arxiv_id="2401.00002")
     assert failed.state == IngestionState.FAILED and "RuntimeError: a bug met on this paper" in failed.error

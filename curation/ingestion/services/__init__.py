@@ -9,6 +9,7 @@ from .harvest import HarvestOutcome, harvest_run
 from .metadata import metadata_delete, metadata_store
 from .papers import (
     ARXIV_SOURCE,
+    MAX_IDS,
     IngestOutcome,
     PaperBusy,
     RefusedId,
@@ -22,6 +23,7 @@ from .papers import (
 
 __all__ = [
     "ARXIV_SOURCE",
+    "MAX_IDS",
     "BundleChunkOutcome",
     "HarvestOutcome",
     "IngestOutcome",

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from curation.audit import Actor, audited
+from curation.audit import Actor
 from curation.ingestion.bundle import BundleItem, bundle_index, read_item
 from curation.ingestion.models import (
     IngestionState,
@@ -26,12 +26,9 @@ from curation.ingestion.models import (
     SourceBundle,
     SourceBundleChunk,
 )
-from curation.ingestion.sources import archive_limits, entries_from_bibliography
-from curation.models import Observation, Paper
+from curation.models import Observation
 from curation.references.latex_source import (
     PdfOnlySource,
-    SourceArchiveError,
-    bibliography_from_eprint,
 )
 from curation.resolution.importers import file_key
 
@@ -40,9 +37,12 @@ from .papers import (
     NO_BIBLIOGRAPHY,
     PDF_ONLY_MESSAGE,
     IngestOutcome,
+    begin,
     finish,
+    ingestion_for,
     observations_resolve_new,
     set_fields,
+    source_entries,
     source_entries_import,
 )
 
@@ -164,21 +164,9 @@ def bundle_chunk_ingest(*, chunk_id: int, actor: Actor, reason: str) -> BundleCh
     return outcome
 
 
-def _ingestion_for(arxiv_id: str, actor: Actor, reason: str) -> PaperIngestion:
-    """Return the paper's ingestion, creating the paper and the ingestion if they are new."""
-    now = timezone.now()
-    with audited(actor, reason):
-        paper, _ = Paper.objects.get_or_create(arxiv_id=arxiv_id)
-    ingestion, _ = PaperIngestion.objects.get_or_create(
-        paper=paper, defaults={"requested_at": now, "requested_by": actor.name}
-    )
-    ingestion.paper = paper
-    return ingestion
-
-
 def _item_failed(item: BundleItem, error: str, actor: Actor, reason: str) -> None:
     """Record that one e-print of the bundle failed, and why (its paper lists it so)."""
-    ingestion = _ingestion_for(item.arxiv_id, actor, reason)
+    ingestion, _ = ingestion_for(item.arxiv_id, actor, reason)
     set_fields(ingestion, state=IngestionState.FAILED, error=error[:2000], finished_at=timezone.now())
 
 
@@ -187,30 +175,23 @@ def _item_ingest(
 ) -> tuple[int, str]:
     """Read one e-print of the bundle into its paper's observations; return the paper's pk and
     the state it ends in (resolving: its verdicts come with the chunk's)."""
-    now = timezone.now()
-    ingestion = _ingestion_for(item.arxiv_id, actor, reason)
+    ingestion, _ = ingestion_for(item.arxiv_id, actor, reason)
     paper = ingestion.paper
     outcome = IngestOutcome(arxiv_id=item.arxiv_id, state=ingestion.state)
-    set_fields(ingestion, state=IngestionState.FETCHING, started_at=now, error="",
-               attempts=ingestion.attempts + 1)  # fmt: skip
+    begin(ingestion, error="")
     data = read_item(path, item)
     name = f"arXiv:{item.arxiv_id} ({path.name}: {item.member})"
     set_fields(ingestion, source_sha256=hashlib.sha256(data).hexdigest())
     try:
-        bibliography = bibliography_from_eprint(data, name=name, limits=archive_limits())
-    except PdfOnlySource:
-        set_fields(ingestion, source_kind="pdf")
+        entries = source_entries(ingestion, outcome, data, name)
+    except PdfOnlySource:  # no GROBID in a bundle's job: the paper waits for it as "PDF only"
         finish(ingestion, outcome, IngestionState.PDF_ONLY, PDF_ONLY_MESSAGE)
         return paper.pk, IngestionState.PDF_ONLY
-    except SourceArchiveError as exc:
-        set_fields(ingestion, source_kind="refused")
-        finish(ingestion, outcome, IngestionState.FAILED, str(exc))
-        chunk.errors.append(str(exc))
+    if entries is None:
+        chunk.errors.append(outcome.error)
         return paper.pk, IngestionState.FAILED
-    entries = entries_from_bibliography(bibliography)
-    set_fields(ingestion, source_kind="tex", method=bibliography.method,
-               main_tex=(bibliography.main_tex or "")[:255], warnings=list(bibliography.warnings)[:50],
-               error="" if entries else NO_BIBLIOGRAPHY)  # fmt: skip
+    if not entries:
+        set_fields(ingestion, error=NO_BIBLIOGRAPHY)
     source_entries_import(ingestion, outcome, entries, actor, reason)
     chunk.references += len(entries)
     return paper.pk, IngestionState.RESOLVING

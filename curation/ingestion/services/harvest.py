@@ -145,7 +145,7 @@ def _store_page(
 
 def _new_versions(records: list[ArxivMetadata], actor: Actor, reason: str) -> list[str]:
     """Ask again for ingested papers of which this page shows a newer version."""
-    latest = {r.arxiv_id: max((v.version for v in r.versions), default=0) for r in records}
+    latest = {r.arxiv_id: r.latest_version or 0 for r in records}
     if not latest:
         return []
     stale = [

@@ -9,7 +9,6 @@ verdict are resolved).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,7 +20,6 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from curation.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLarge
-from curation.arxiv.metadata import ArxivMetadata
 from curation.audit import Actor, audited
 from curation.ingestion import grobid
 from curation.ingestion.models import ACTIVE_STATES, IngestionState, PaperIngestion
@@ -41,11 +39,10 @@ from curation.services.reference_lists import (
 
 from .metadata import metadata_store
 
-log = logging.getLogger(__name__)
-
 ARXIV_SOURCE = "arxiv_source"  # v1 `citation.source` of observations read from a paper's source
 PDF_ONLY_MESSAGE = "PDF only: no source bibliography"
 NO_BIBLIOGRAPHY = "no bibliography found in the source"
+MAX_IDS = 500  # arXiv ids one request may ask for (the admin form, the API)
 
 
 class PaperBusy(Exception):
@@ -106,26 +103,42 @@ def ingestion_request(
         elif arxiv_id not in wanted:
             wanted.append(arxiv_id)
     now = timezone.now()
-    with audited(actor, reason):
-        for arxiv_id in wanted:
-            paper, _ = Paper.objects.get_or_create(arxiv_id=arxiv_id)
-            ingestion, created = PaperIngestion.objects.select_for_update().get_or_create(
-                paper=paper, defaults={"requested_at": now, "requested_by": actor.name}
-            )
-            if not created and ingestion.state in ACTIVE_STATES and not force:
-                outcome.active.append(arxiv_id)
-                continue
-            ingestion.state, ingestion.error = IngestionState.QUEUED, ""
-            ingestion.requested_at, ingestion.requested_by = now, actor.name
-            ingestion.save(update_fields=["state", "error", "requested_at", "requested_by", "updated_at"])
-            outcome.queued.append(arxiv_id)
+    for arxiv_id in wanted:
+        ingestion, created = ingestion_for(arxiv_id, actor, reason)
+        if not created and ingestion.state in ACTIVE_STATES and not force:
+            outcome.active.append(arxiv_id)
+            continue
+        ingestion.state, ingestion.error = IngestionState.QUEUED, ""
+        ingestion.requested_at, ingestion.requested_by = now, actor.name
+        ingestion.save(update_fields=["state", "error", "requested_at", "requested_by", "updated_at"])
+        outcome.queued.append(arxiv_id)
     return outcome
+
+
+def ingestion_for(arxiv_id: str, actor: Actor, reason: str) -> tuple[PaperIngestion, bool]:
+    """Return the paper's ingestion, locked, and whether it is new (the paper made if need be).
+
+    Call inside a transaction.
+    """
+    with audited(actor, reason):
+        paper, _ = Paper.objects.get_or_create(arxiv_id=arxiv_id)
+    ingestion, created = PaperIngestion.objects.select_for_update().get_or_create(
+        paper=paper, defaults={"requested_at": timezone.now(), "requested_by": actor.name}
+    )
+    ingestion.paper = paper
+    return ingestion, created
 
 
 def set_fields(ingestion: PaperIngestion, **values: Any) -> None:
     for name, value in values.items():
         setattr(ingestion, name, value)
     ingestion.save(update_fields=[*values, "updated_at"])
+
+
+def begin(ingestion: PaperIngestion, **values: Any) -> None:
+    """Mark an attempt at the paper as started (and counted)."""
+    set_fields(ingestion, state=IngestionState.FETCHING, started_at=timezone.now(),
+               attempts=ingestion.attempts + 1, **values)  # fmt: skip
 
 
 def finish(ingestion: PaperIngestion, outcome: IngestOutcome, state: str, error: str = "") -> IngestOutcome:
@@ -180,8 +193,7 @@ def _ingest_locked(
 ) -> IngestOutcome:
     ingestion = PaperIngestion.objects.select_related("paper").get(paper__arxiv_id=arxiv_id)
     outcome = IngestOutcome(arxiv_id=arxiv_id, state=ingestion.state)
-    set_fields(ingestion, state=IngestionState.FETCHING, started_at=timezone.now(),
-         attempts=ingestion.attempts + 1)  # fmt: skip
+    begin(ingestion)
     try:
         metadata = client.metadata(arxiv_id)
     except ArxivNotFound:
@@ -190,7 +202,7 @@ def _ingest_locked(
         metadata = None  # offline: a source already in the store is still read
     if metadata is not None:
         metadata_store(items=[metadata], actor=actor, reason=reason)
-    version = _latest_version(metadata)
+    version = metadata.latest_version if metadata is not None else None
     outcome.version = version
     if (
         not force
@@ -212,22 +224,34 @@ def _ingest_locked(
     name = f"arXiv:{arxiv_id}" + (f"v{version}" if version else "")
     set_fields(ingestion, source_sha256=eprint.sha256, version=version)
     try:
-        bibliography = bibliography_from_eprint(eprint.data, name=name, limits=archive_limits())
+        entries = source_entries(ingestion, outcome, eprint.data, name)
     except PdfOnlySource:
         return _pdf_references(ingestion, outcome, eprint.data, name, actor, reason)
-    except SourceArchiveError as exc:
-        set_fields(ingestion, source_kind="refused")
-        return finish(ingestion, outcome, IngestionState.FAILED, str(exc))
-    entries = entries_from_bibliography(bibliography)
-    set_fields(ingestion, source_kind="tex", method=bibliography.method,
-         main_tex=(bibliography.main_tex or "")[:255], warnings=list(bibliography.warnings)[:50])  # fmt: skip
+    if entries is None:
+        return outcome
     return _import_and_resolve(ingestion, outcome, entries, actor, reason)
 
 
-def _latest_version(metadata: ArxivMetadata | None) -> int | None:
-    if metadata is None or not metadata.versions:
+def source_entries(
+    ingestion: PaperIngestion, outcome: IngestOutcome, data: bytes, name: str
+) -> list[ListedEntry] | None:
+    """Return the e-print's bibliography, noting on the ingestion where it was found.
+
+    None when the e-print is refused: the ingestion has failed, saying why. PdfOnlySource
+    propagates (source kind noted): what a PDF-only paper gets is the caller's to say.
+    """
+    try:
+        bibliography = bibliography_from_eprint(data, name=name, limits=archive_limits())
+    except PdfOnlySource:
+        set_fields(ingestion, source_kind="pdf")
+        raise
+    except SourceArchiveError as exc:
+        set_fields(ingestion, source_kind="refused")
+        finish(ingestion, outcome, IngestionState.FAILED, str(exc))
         return None
-    return max(v.version for v in metadata.versions)
+    set_fields(ingestion, source_kind="tex", method=bibliography.method,
+               main_tex=(bibliography.main_tex or "")[:255], warnings=list(bibliography.warnings)[:50])  # fmt: skip
+    return entries_from_bibliography(bibliography)
 
 
 def _pdf_references(
@@ -235,7 +259,6 @@ def _pdf_references(
     reason: str,
 ) -> IngestOutcome:  # fmt: skip
     """Read a PDF-only paper's references with GROBID, or say it waits for GROBID."""
-    set_fields(ingestion, source_kind="pdf")
     url = getattr(settings, "GROBID_URL", "")
     if not url:
         return finish(ingestion, outcome, IngestionState.PDF_ONLY, PDF_ONLY_MESSAGE)
