@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import secrets
 import signal
 import subprocess
@@ -44,16 +45,76 @@ os.environ["CITEREC_OFFLINE"] = "1"
 LAYOUTS = {"1x1": (1, 1), "1x2": (1, 2), "2x2": (2, 2)}
 
 
-def worker_start(env: dict[str, str], name: str, concurrency: int) -> subprocess.Popen[bytes]:
-    """Start a Celery worker on the resolution queue in its own process group."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "citerec", "worker", "--pool=prefork",
-         f"--concurrency={concurrency}", "-Q", "resolution", "--without-heartbeat",
-         "--without-gossip", "--without-mingle", "-n", f"{name}-{os.getpid()}@%h",
-         "--loglevel=WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+def procfile_workers() -> list[str]:
+    """Return the Procfile's Celery worker processes (e.g. `worker`, `notices`), in file order."""
+    names = []
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        name, _, command = line.partition(":")
+        if " worker " in f" {command} " and "celery" in command:
+            names.append(name.strip())
+    return names
+
+
+# What a Procfile worker line reads for its number of processes (`--concurrency ${VAR:-n}`).
+_CONCURRENCY_VARIABLE = re.compile(r"--concurrency \$\{(\w+):-\d+\}")
+
+
+def worker_start(
+    env: dict[str, str], process: str, concurrency: int | None = None, queues: str | None = None
+) -> subprocess.Popen[bytes]:
+    """Start the Procfile's worker process `process` as production does (its own line, queues
+    and flags), in its own process group; `concurrency` and `queues` override its defaults."""
+    from tests.procfile import procfile_line, start_procfile_process
+
+    env = dict(env)
+    if concurrency is not None:
+        found = _CONCURRENCY_VARIABLE.search(procfile_line(process))
+        if found is None:
+            raise SystemExit(f"Procfile's {process} line has no --concurrency ${{VAR:-n}}")
+        env[found.group(1)] = str(concurrency)
+    if queues is not None:
+        env["CELERY_QUEUES"] = queues
+    return start_procfile_process(
+        process, env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True,
     )  # fmt: skip
+
+
+def queues_drained() -> bool:
+    """Return whether every Celery queue is empty and no job is taken and unfinished.
+
+    Jobs are acknowledged late, so a job a worker is running stays in the broker's `unacked`
+    hash until it ends; the jobs it queues are in their lists before that.
+    """
+    from django.conf import settings
+    from redis import Redis
+
+    client = Redis.from_url(settings.CELERY_BROKER_URL)
+    prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix", "")
+    keys = [
+        f"{prefix}{name}{suffix}"
+        for name in settings.CELERY_QUEUE_NAMES
+        for suffix in ("", "\x06\x163", "\x06\x166", "\x06\x169")
+    ]  # kombu's priority lists
+    pipe = client.pipeline()
+    for key in keys:
+        pipe.llen(key)
+    pipe.hlen(f"{prefix}unacked")
+    return not any(pipe.execute())
+
+
+def wait_drained(started: float, on_tick: Any = None) -> float:
+    """Wait until every queue is drained (seen twice, 0.2 s apart); return the time since
+    `started`."""
+    seen = 0
+    while seen < 2:
+        seen = seen + 1 if queues_drained() else 0
+        if on_tick is not None:
+            on_tick()
+        if time.perf_counter() - started > 3600:
+            raise SystemExit("the queues did not drain in an hour")
+        time.sleep(0.2)
+    return time.perf_counter() - started
 
 
 def worker_kill(worker: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
@@ -144,7 +205,7 @@ _RUN_TABLES = ("curation_observationevent", "curation_resolutionevent",
                "curation_resolution", "curation_standingnotice", "curation_citedwork",
                "record_recordversion", "resolution_resolutionchunk", "resolution_resolutionrun",
                "resolution_pinneddisagreement", "notices_sourcereceipt", "notices_noticeevent",
-               "notices_noticereview", "pghistory_context")  # fmt: skip
+               "notices_noticereview", "ingestion_paperingestion", "pghistory_context")  # fmt: skip
 
 
 def forget_earlier_runs() -> None:
@@ -166,8 +227,9 @@ def analyze_written_tables() -> None:
             cursor.execute(f"ANALYZE {table}")
 
 
-def run_timed(citing_id: str, chunk_size: int, on_tick: Any = None) -> tuple[Any, float]:
-    """Create a run over one citing paper, dispatch it, and wait until it is done."""
+def run_timed(citing_id: str, chunk_size: int, on_tick: Any = None) -> tuple[Any, float, float]:
+    """Create a run over one citing paper, dispatch it, and wait until it is done; return the
+    run, the seconds it took, and when it was dispatched (time.perf_counter)."""
     from curation.audit import Actor
     from curation.resolution import services
     from curation.resolution.models import ResolutionRun, RunStatus
@@ -184,7 +246,7 @@ def run_timed(citing_id: str, chunk_size: int, on_tick: Any = None) -> tuple[Any
         run = ResolutionRun.objects.get(pk=run.pk)
         elapsed = time.perf_counter() - started
         if run.status == RunStatus.DONE:
-            return run, elapsed
+            return run, elapsed, started
         if on_tick is not None:
             on_tick(elapsed, run)
         if elapsed > 3600:
@@ -217,7 +279,18 @@ def main() -> None:
     parser.add_argument("--catalogue", type=int, default=100_000)
     parser.add_argument("--refs", type=int, default=20_000)
     parser.add_argument("--chunk-size", type=int, default=250)
-    parser.add_argument("--layouts", default="1x1,1x2,2x2")
+    parser.add_argument(
+        "--layouts",
+        default="1x2",
+        help="Procfile `worker` processes x their concurrency (1x1,1x2,2x2); "
+        "the Procfile's other workers run once each as it sets them",
+    )
+    parser.add_argument(
+        "--queues",
+        default=None,
+        help="only the `worker` process, on these queues (e.g. `resolution`: "
+        "the figure before follow-up work was counted)",
+    )
     parser.add_argument("--kill", action="store_true", help="also the run with one kill -9")
     parser.add_argument("--visibility", type=int, default=30)
     parser.add_argument("--keep-runs", action="store_true",
@@ -275,27 +348,45 @@ def main() -> None:
         count, concurrency = LAYOUTS[layout]
         if not args.keep_runs:
             forget_earlier_runs()
-        workers = [worker_start(env, f"bench{i}", concurrency) for i in range(count)]
+        workers = [worker_start(env, "worker", concurrency, args.queues) for _ in range(count)]
+        others = (
+            []
+            if args.queues
+            else [
+                worker_start(env, process) for process in procfile_workers() if process != "worker"
+            ]
+        )
         try:
             # Each run's own citing ids: a layout may be given twice.
             warm = f"9{tag[1:]}.{n:02d}{layout[0]}{layout[2]}1"
             observations_make(make_refs(sample[: 4 * count * concurrency * 50], "mixed", rng), warm)
             run_timed(warm, 50)  # workers started, resolver loaded in every process
+            if not args.queues:
+                wait_drained(time.perf_counter())  # and what the warm-up run queued
             citing = f"9{tag[1:]}.{n:02d}{layout[0]}{layout[2]}0"
             observations_make(make_refs(sample, "mixed", rng), citing)
             # CPU spent by the workers and by their PostgreSQL backends: the cost per reference,
             # which other load on the cores changes much less than refs/s.
-            pids = [w.pid for w in workers]
-            before, backends = tree_cpu(pids), BackendCpu(name)
-            run, elapsed = run_timed(citing, args.chunk_size, backends.read)
-            used, pg_used = tree_cpu(pids) - before, backends.used()
+            pids, other_pids = [w.pid for w in workers], [w.pid for w in others]
+            before, other_before = tree_cpu(pids), tree_cpu(other_pids)
+            backends = BackendCpu(name)
+            run, elapsed, started = run_timed(citing, args.chunk_size, backends.read)
+            # Finished when everything the run caused is finished (notices, ...), as deployed;
+            # with --queues the other queues' jobs are left waiting and not counted.
+            drained = elapsed if args.queues else wait_drained(started, backends.read)
+            used, other_used = tree_cpu(pids) - before, tree_cpu(other_pids) - other_before
+            pg_used = backends.used()
         finally:
-            for worker in workers:
+            for worker in workers + others:
                 worker_kill(worker)
-        print(f"  {count} worker(s) x {concurrency} process(es): {run.total / elapsed:7,.0f} refs/s "
-              f"({run.total:,} in {elapsed:.1f} s; CPU per reference: workers "
-              f"{used / run.total * 1e3:.2f} ms, PostgreSQL {pg_used / run.total * 1e3:.2f} ms; "
-              f"load {os.getloadavg()[0]:.1f}; {resolved_once(run)})", flush=True)  # fmt: skip
+        per_ref = 1e3 / run.total
+        print(f"  {count} worker(s) x {concurrency} process(es) "
+              f"[{args.queues or ', '.join(procfile_workers())}]: "
+              f"{run.total / drained:7,.0f} refs/s end to end ({run.total:,} in {drained:.1f} s, "
+              f"run done at {elapsed:.1f} s: {run.total / elapsed:,.0f} refs/s); CPU per "
+              f"reference: worker {used * per_ref:.2f} ms, other workers {other_used * per_ref:.2f}"
+              f" ms, PostgreSQL {pg_used * per_ref:.2f} ms; load {os.getloadavg()[0]:.1f}; "
+              f"{resolved_once(run)}", flush=True)  # fmt: skip
     if args.kill:
         kill_run(env, sample, rng, tag, args)
 
@@ -310,7 +401,7 @@ def kill_run(env: dict[str, str], sample: list[Any], rng: random.Random, tag: st
     if not args.keep_runs:
         forget_earlier_runs()
     observations_make(make_refs(sample, "mixed", rng), citing)
-    workers = [worker_start(env, "doomed", 2)]
+    workers = [worker_start(env, "worker", 2, "resolution")]
     killed: list[float] = []
 
     def kill_once(elapsed: float, run: Any) -> None:
@@ -319,10 +410,10 @@ def kill_run(env: dict[str, str], sample: list[Any], rng: random.Random, tag: st
             os.killpg(workers[0].pid, signal.SIGKILL)  # main process and pool, mid-chunk
             workers[0].wait()
             killed.append(elapsed)
-            workers.append(worker_start(env, "heir", 2))
+            workers.append(worker_start(env, "worker", 2, "resolution"))
 
     try:
-        run, elapsed = run_timed(citing, args.chunk_size, kill_once)
+        run, elapsed, _ = run_timed(citing, args.chunk_size, kill_once)
     finally:
         for worker in workers:
             worker_kill(worker)

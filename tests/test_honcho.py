@@ -1,5 +1,5 @@
-"""`honcho start` runs web, worker and beat together on real PostgreSQL and Redis, and a
-resolution job goes through the worker and shows on the record page."""
+"""`honcho start` runs web, the two worker pools and beat together on real PostgreSQL and Redis,
+and a resolution job goes through the worker and shows on the record page."""
 
 from __future__ import annotations
 
@@ -115,5 +115,5 @@ def test_honcho_runs_web_worker_and_beat(redis_url: str, tmp_path: Path) -> None
     finally:
         os.killpg(honcho.pid, signal.SIGTERM)
         output, _ = honcho.communicate(timeout=60)
-    for process in ("web.1", "worker.1", "beat.1"):
+    for process in ("web.1", "worker.1", "notices.1", "beat.1"):
         assert f"{process} " in output or f"{process} |" in output, output[-2000:]

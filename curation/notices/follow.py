@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
 from datetime import datetime
 from importlib import import_module
@@ -112,7 +112,16 @@ def _substantive(notice: StandingNotice | None, values: dict[str, Any]) -> bool:
 def store_computed_notices(
     observations: Iterable[Observation], now: datetime, *, bump_revision: bool
 ) -> tuple[int, int]:
-    """Store each observation's computed notice; return (substantively changed, seen).
+    """Store each observation's computed notice; return (substantively changed, seen)."""
+    changed, seen = store_computed_notices_by_work(observations, now, bump_revision=bump_revision)
+    return sum(changed.values()), sum(seen.values())
+
+
+def store_computed_notices_by_work(
+    observations: Iterable[Observation], now: datetime, *, bump_revision: bool
+) -> tuple[dict[int | None, int], dict[int | None, int]]:
+    """Store each observation's computed notice; return, by cited work, how many notices
+    changed substantively and how many were seen.
 
     Observations must come locked, with `standing_notice` selected. Only notices that differ
     are written, each table in one statement. With `bump_revision`, an observation whose notice
@@ -148,7 +157,9 @@ def store_computed_notices(
             observation.revision += 1
             observation.changed_at = now
         update_rows(Observation, substantive, ["revision", "changed_at"])
-    return len(substantive), len(observations)
+    return Counter(o.cited_work_id for o in substantive), Counter(
+        o.cited_work_id for o in observations
+    )
 
 
 def locked_with_notices(observations: QuerySet[Observation]) -> QuerySet[Observation]:

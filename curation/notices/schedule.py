@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 # Every 15 minutes, a batch of 200 cited works not asked about for a week (never-asked first)
-# is queued on `notices`; refresh_work's rate limit and the Crossref throttle pace the calls.
+# is queued on `notices` in batches (refresh_works); the Crossref throttle paces the calls.
 # 200 works x 96 runs a day re-checks about 19,000 works a day.
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "notices-refresh-due-works": {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,7 +18,7 @@ from curation.references.identifiers import (
 
 from .crossref_updates import crossref_query_doi
 from .events import EventType
-from .models import NoticeReview, RetractionWatchImport, ReviewStatus
+from .models import NoticeReview, RetractionWatchImport, RetractionWatchRecord, ReviewStatus
 
 # The events that make staff drop what they are doing: these notify and are counted on the
 # admin index. A correction qualifies a work; these put its findings in doubt.
@@ -40,24 +41,67 @@ class WorkKeys:
 
 def work_keys(work: CitedWork) -> WorkKeys:
     """Return the identifiers to query for a work (an arXiv work also by its published DOI)."""
-    own_doi = canonical_doi(work.doi)
-    arxiv_id = work.arxiv_id or arxiv_id_from_doi(own_doi)
-    paper = Paper.objects.filter(arxiv_id=arxiv_id).first() if arxiv_id else None
-    published = canonical_doi(paper.doi) if paper is not None else None
-    dois = {d for d in (own_doi, published) if d}
-    if arxiv_id:
-        dois.add(arxiv_doi(arxiv_id))
-    return WorkKeys(
-        crossref_doi=crossref_query_doi(own_doi, published),
-        dois=frozenset(dois),
-        arxiv_id=arxiv_id,
-        paper=paper,
-    )
+    return works_keys([work])[work.pk]
+
+
+def works_keys(works: Sequence[CitedWork]) -> dict[int, WorkKeys]:
+    """Return the identifiers to query for each work, by work id (one query for all)."""
+    own_dois = {work.pk: canonical_doi(work.doi) for work in works}
+    arxiv_ids = {work.pk: work.arxiv_id or arxiv_id_from_doi(own_dois[work.pk]) for work in works}
+    wanted = sorted({a for a in arxiv_ids.values() if a})
+    papers = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=wanted)} if wanted else {}
+    keys = {}
+    for work in works:
+        own_doi, arxiv_id = own_dois[work.pk], arxiv_ids[work.pk]
+        paper = papers.get(arxiv_id) if arxiv_id else None
+        published = canonical_doi(paper.doi) if paper is not None else None
+        dois = {d for d in (own_doi, published) if d}
+        if arxiv_id:
+            dois.add(arxiv_doi(arxiv_id))
+        keys[work.pk] = WorkKeys(
+            crossref_doi=crossref_query_doi(own_doi, published),
+            dois=frozenset(dois),
+            arxiv_id=arxiv_id,
+            paper=paper,
+        )
+    return keys
+
+
+@dataclass(frozen=True)
+class RetractionWatchLookup:
+    """The latest Retraction Watch import and its records for a set of DOIs, read once for a
+    batch of works (None: the database has not been imported)."""
+
+    run: RetractionWatchImport | None
+    by_doi: dict[str, list[RetractionWatchRecord]]
+
+    def records(self, dois: Iterable[str]) -> list[RetractionWatchRecord]:
+        """Return the records of these DOIs, each once."""
+        found = {r.pk: r for doi in dois for r in self.by_doi.get(doi, [])}
+        return list(found.values())
+
+
+def retraction_watch_lookup(dois: Iterable[str]) -> RetractionWatchLookup:
+    """Read the records of these DOIs from the latest Retraction Watch import (two queries)."""
+    run = latest_import()
+    by_doi: dict[str, list[RetractionWatchRecord]] = {}
+    wanted = sorted(set(dois))
+    if run is not None:
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start : start + _CHUNK]
+            for record in RetractionWatchRecord.objects.filter(original_doi__in=chunk):
+                by_doi.setdefault(record.original_doi or "", []).append(record)
+    return RetractionWatchLookup(run=run, by_doi=by_doi)
 
 
 def observations_of(work: CitedWork) -> QuerySet[Observation]:
     """Return every observation linked to a work (retired ones too: they may come back)."""
-    return Observation.objects.filter(cited_work=work)
+    return observations_citing([work.pk])
+
+
+def observations_citing(work_ids: Sequence[int]) -> QuerySet[Observation]:
+    """Return every observation linked to one of these works (retired ones too)."""
+    return Observation.objects.filter(cited_work_id__in=work_ids)
 
 
 def affected_observations(work_id: int) -> QuerySet[Observation]:

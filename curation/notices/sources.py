@@ -18,7 +18,7 @@ from . import events as ev
 from .arxiv_withdrawals import withdrawal_event
 from .crossref_updates import crossref_events, crossref_notices_params
 from .models import NoticeSource, ReceiptOutcome, RetractionWatchRecord
-from .selectors import WorkKeys, latest_import
+from .selectors import RetractionWatchLookup, WorkKeys, retraction_watch_lookup
 
 logger = logging.getLogger(__name__)
 
@@ -51,12 +51,19 @@ class SourceAnswer:
 
 
 def ask_sources(
-    keys: WorkKeys, sources: Iterable[str], client: CrossrefLike | None = None
+    keys: WorkKeys,
+    sources: Iterable[str],
+    client: CrossrefLike | None = None,
+    retraction_watch: RetractionWatchLookup | None = None,
 ) -> list[SourceAnswer]:
-    """Ask the chosen sources about a work and return their answers (failures included)."""
+    """Ask the chosen sources about a work and return their answers (failures included).
+
+    `retraction_watch`: the database's records read once for a batch of works
+    (`retraction_watch_lookup`); without it this work's are read now.
+    """
     askers = {
         NoticeSource.CROSSREF: lambda: ask_crossref(keys, client),
-        NoticeSource.RETRACTION_WATCH: lambda: ask_retraction_watch(keys),
+        NoticeSource.RETRACTION_WATCH: lambda: ask_retraction_watch(keys, retraction_watch),
         NoticeSource.ARXIV: lambda: ask_arxiv(keys),
     }
     answers = [askers[NoticeSource(source)]() for source in sources]
@@ -123,12 +130,15 @@ def ask_crossref(keys: WorkKeys, client: CrossrefLike | None) -> SourceAnswer | 
     )
 
 
-def ask_retraction_watch(keys: WorkKeys) -> SourceAnswer | None:
+def ask_retraction_watch(
+    keys: WorkKeys, lookup: RetractionWatchLookup | None = None
+) -> SourceAnswer | None:
     """Look the work's DOIs up in the imported Retraction Watch database."""
     if not keys.dois:
         return None
     query = " ".join(sorted(keys.dois))
-    run = latest_import()
+    lookup = lookup or retraction_watch_lookup(keys.dois)
+    run = lookup.run
     now = timezone.now()
     if run is None:
         return SourceAnswer(
@@ -138,7 +148,7 @@ def ask_retraction_watch(keys: WorkKeys) -> SourceAnswer | None:
             query,
             detail="the Retraction Watch database has not been imported",
         )
-    records = list(RetractionWatchRecord.objects.filter(original_doi__in=keys.dois))
+    records = lookup.records(keys.dois)
     return SourceAnswer(
         NoticeSource.RETRACTION_WATCH,
         ReceiptOutcome.ANSWERED,

@@ -12,8 +12,9 @@ from django.utils import timezone
 from curation.audit import Actor
 from curation.models import CitedWork
 
+from .follow import REFRESH_BATCH
 from .selectors import works_due
-from .services import refresh
+from .services import refresh, refresh_many
 
 log = logging.getLogger(__name__)
 
@@ -38,25 +39,19 @@ def refresh_work(
     return {"work_id": work_id, "notices_changed": outcome.notices_changed}
 
 
-@shared_task(
-    bind=True,
-    name="curation.notices.tasks.refresh_works",
-    acks_late=True,
-    rate_limit=REFRESH_RATE_LIMIT,
-)
+# No rate limit: a batch is one job per resolved chunk, and the calls it makes to Crossref are
+# paced by the Crossref client's throttle, shared by every worker.
+@shared_task(bind=True, name="curation.notices.tasks.refresh_works", acks_late=True)
 def refresh_works(
     self: Task, work_ids: list[int], reason: str = "scheduled notice refresh"
 ) -> dict[str, int]:
-    """Refresh several cited works, one transaction each (one job per resolved chunk, not one
-    per work); a work that fails is logged and left to the never-asked-first scheduled sweep."""
-    changed = failed = 0
-    for work in CitedWork.objects.filter(pk__in=work_ids).order_by("pk"):
-        try:
-            changed += refresh(work=work, actor=Actor.for_task(self), reason=reason).notices_changed
-        except Exception:  # noqa: BLE001 - one work never stops the others
-            log.exception("notice refresh of work %s failed", work.pk)
-            failed += 1
-    return {"works": len(work_ids), "notices_changed": changed, "failed": failed}
+    """Refresh several cited works as one (one job per resolved chunk, one transaction for
+    all: `refresh_many`); a work whose sources fail is logged and left to the never-asked-first
+    scheduled sweep, the others are stored."""
+    works = list(CitedWork.objects.filter(pk__in=work_ids).order_by("pk"))
+    batch = refresh_many(works=works, actor=Actor.for_task(self), reason=reason)
+    changed = sum(outcome.notices_changed for outcome in batch.outcomes)
+    return {"works": len(work_ids), "notices_changed": changed, "failed": len(batch.failed)}
 
 
 @shared_task(bind=True, name="curation.notices.tasks.refresh_due_works")
@@ -64,6 +59,6 @@ def refresh_due_works(self: Task, batch: int = 200, max_age_hours: int = 24 * 7)
     """Queue a refresh for a batch of cited works not asked about lately (never-asked first)."""
     before = timezone.now() - timedelta(hours=max_age_hours)
     due = works_due(limit=batch, before=before)
-    for work_id in due:
-        refresh_work.delay(work_id)
+    for start in range(0, len(due), REFRESH_BATCH):
+        refresh_works.delay(due[start : start + REFRESH_BATCH])
     return len(due)

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import io
+from importlib import import_module
 from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from curation.notices import tasks as tasks_module
 from curation.notices.models import SourceReceipt
 from curation.notices.schedule import CELERY_BEAT_SCHEDULE
 from curation.notices.tasks import refresh_due_works, refresh_works
 
 from .conftest import FakeCrossref, load_fixture
+
+# The module, not the function of the same name that the services package exports.
+refresh_module = import_module("curation.notices.services.refresh")
 from .records import import_citing_record, notice_of, record_json, work_for
 
 pytestmark = pytest.mark.django_db
@@ -71,14 +74,15 @@ def test_batch_refresh_asks_about_every_work_and_survives_one_failure(
     import_citing_record(dois=["10.1000/a", "10.1000/b", "10.1000/c"])
     _serve(crossref, "10.1000/a", "10.1000/c")
     broken = work_for("10.1000/b")
-    real_refresh = tasks_module.refresh
+    real_ask = refresh_module.ask_sources
 
-    def refresh_or_fail(*, work: Any, **kwargs: Any) -> Any:
-        if work.pk == broken.pk:
+    def ask_or_fail(keys: Any, *args: Any) -> Any:
+        if keys.crossref_doi == broken.doi:
             raise RuntimeError("source blew up")
-        return real_refresh(work=work, **kwargs)
+        return real_ask(keys, *args)
 
-    monkeypatch.setattr(tasks_module, "refresh", refresh_or_fail)
+    # The batch asks about each work, then stores every answer in one transaction.
+    monkeypatch.setattr(refresh_module, "ask_sources", ask_or_fail)
     ids = [work_for(d).pk for d in ("10.1000/a", "10.1000/b", "10.1000/c")]
 
     result = refresh_works.delay(ids, reason="first notice check").get()

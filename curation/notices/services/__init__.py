@@ -1,16 +1,19 @@
 """All writes to notice data, each in one transaction inside an audit context, by job.
 
-- `refresh`: ask the sources about a cited work, store their answers, recompute notices;
+- `refresh` / `refresh_many`: ask the sources about cited works, store their answers,
+  recompute notices (a batch in one transaction);
 - `review`: a staff member's decision on a notice event (revision-checked);
 - `retraction_watch`: import the Retraction Watch CSV.
 """
 
 from .refresh import (
     ALL_SOURCES,
+    BatchRefresh,
     RefreshOutcome,
     notice_values,
     recompute_notices,
     refresh,
+    refresh_many,
     store_answers,
 )
 from .retraction_watch import RetractionWatchOutcome, retraction_watch_import
@@ -18,6 +21,7 @@ from .review import MissingNote, StaleReview, review_decide
 
 __all__ = [
     "ALL_SOURCES",
+    "BatchRefresh",
     "MissingNote",
     "RefreshOutcome",
     "RetractionWatchOutcome",
@@ -25,6 +29,7 @@ __all__ = [
     "notice_values",
     "recompute_notices",
     "refresh",
+    "refresh_many",
     "retraction_watch_import",
     "review_decide",
     "store_answers",

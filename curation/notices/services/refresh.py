@@ -7,7 +7,8 @@ first (outside any transaction: HTTP must not hold row locks) and then stores wh
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -20,7 +21,7 @@ from curation.audit import Actor, audited
 from curation.models import CitedWork, Observation
 
 from .. import events as ev
-from ..follow import locked_with_notices, notice_values_by_work, store_computed_notices
+from ..follow import locked_with_notices, notice_values_by_work, store_computed_notices_by_work
 from ..models import (
     NoticeEvent,
     NoticeReview,
@@ -29,8 +30,10 @@ from ..models import (
     SourceReceipt,
 )
 from ..notify import notify_reviewers
-from ..selectors import observations_of, work_keys
+from ..selectors import observations_citing, retraction_watch_lookup, work_keys, works_keys
 from ..sources import CrossrefLike, SourceAnswer, ask_sources
+
+log = logging.getLogger(__name__)
 
 ALL_SOURCES: tuple[str, ...] = tuple(NoticeSource.values)
 
@@ -45,6 +48,10 @@ _CONTENT_FIELDS = (
     "reasons",
     "source_record_id",
 )
+# What a source's report sets on a stored event (`_event_values`).
+_EVENT_FIELDS = (*_CONTENT_FIELDS, "severity", "superseded")
+# What reopening a review resets (`_open_reviews`).
+_REOPENED_FIELDS = ("status", "severity", "opened_at", "reviewer", "note", "decided_at", "revision")
 
 
 @dataclass
@@ -75,20 +82,73 @@ def refresh(
     return store_answers(work=work, answers=answers, actor=actor, reason=reason)
 
 
-@transaction.atomic
+@dataclass
+class BatchRefresh:
+    """What a refresh of several works did: one outcome per work stored, and the works whose
+    sources could not be asked (logged; nothing stored for them)."""
+
+    outcomes: list[RefreshOutcome]
+    failed: list[int]
+
+
+def refresh_many(
+    *,
+    works: Sequence[CitedWork],
+    actor: Actor,
+    reason: str,
+    sources: Iterable[str] = ALL_SOURCES,
+    client: CrossrefLike | None = None,
+) -> BatchRefresh:
+    """Refresh several works as one: each work's sources asked (the local ones read once for
+    all), then every answer stored and every notice recomputed in one transaction.
+
+    What each work ends with is what `refresh` of each alone would leave; a batch writes each
+    table in a few statements and bumps a record shared by many of the works once, not once
+    per work. A work whose sources raise is logged and left out; the others are stored.
+    """
+    sources = tuple(sources)
+    keys = works_keys(works)
+    local = retraction_watch_lookup(d for k in keys.values() for d in k.dois)
+    answers: dict[int, list[SourceAnswer]] = {}
+    failed: list[int] = []
+    for work in works:
+        try:
+            answers[work.pk] = ask_sources(keys[work.pk], sources, client, local)
+        except Exception:  # noqa: BLE001 - one work never stops the others
+            log.exception("asking the notice sources about work %s failed", work.pk)
+            failed.append(work.pk)
+    asked = [work for work in works if work.pk in answers]
+    outcomes = _store(asked, answers, actor=actor, reason=reason) if asked else []
+    return BatchRefresh(outcomes=outcomes, failed=failed)
+
+
 def store_answers(
     *, work: CitedWork, answers: Sequence[SourceAnswer], actor: Actor, reason: str
 ) -> RefreshOutcome:
     """Store the sources' answers about a work and recompute the notices that cite it."""
-    outcome = RefreshOutcome(work_id=work.pk)
+    return _store([work], {work.pk: list(answers)}, actor=actor, reason=reason)[0]
+
+
+@transaction.atomic
+def _store(
+    works: Sequence[CitedWork],
+    answers: Mapping[int, Sequence[SourceAnswer]],
+    *,
+    actor: Actor,
+    reason: str,
+) -> list[RefreshOutcome]:
+    """Store the answers about each work and recompute the notices citing them (a transaction)."""
+    works = sorted(works, key=lambda w: w.pk)
+    ids = [work.pk for work in works]
+    outcomes = {work_id: RefreshOutcome(work_id=work_id) for work_id in ids}
     now = timezone.now()
     with audited(actor, reason):
         # One refresh of a work at a time: a beat run and a manual one must not interleave.
-        CitedWork.objects.select_for_update().filter(pk=work.pk).first()
-        touched: list[NoticeEvent] = []
-        for answer in answers:
-            SourceReceipt.objects.create(
-                work=work,
+        # Locked in id order, so two batches sharing works cannot deadlock.
+        list(CitedWork.objects.select_for_update().filter(pk__in=ids).order_by("pk").values("pk"))
+        SourceReceipt.objects.bulk_create(
+            SourceReceipt(
+                work_id=work_id,
                 source=answer.source,
                 observed_at=answer.observed_at,
                 outcome=answer.outcome,
@@ -96,16 +156,39 @@ def store_answers(
                 events_found=len(answer.events),
                 detail=answer.detail,
             )
-            outcome.receipts[answer.source] = answer.outcome
-            if answer.answered:
-                touched += _sync_events(work, answer, now, outcome)
+            for work_id in ids
+            for answer in answers[work_id]
+        )
+        stored = _stored_events(ids, answers)
+        sync = _EventWrites(now)
+        for work_id in ids:
+            outcome = outcomes[work_id]
+            for answer in answers[work_id]:
+                outcome.receipts[answer.source] = answer.outcome
+                if answer.answered:
+                    found = stored.get((work_id, answer.source), {})
+                    outcome.new_or_changed += sync.answer(work_id, answer, found, outcome)
+        touched = sync.write()
         opened = _open_reviews(touched, now)
-        outcome.new_or_changed = len(touched)
-        _recompute(observations_of(work), now, outcome)
+        _recompute(observations_citing(ids), now, outcomes)
     if opened:
-        ids = [review.pk for review in opened]
-        transaction.on_commit(lambda: notify_reviewers(ids))
-    return outcome
+        review_ids = [review.pk for review in opened]
+        transaction.on_commit(lambda: notify_reviewers(review_ids))
+    return [outcomes[work.pk] for work in works]
+
+
+def _stored_events(
+    ids: Sequence[int], answers: Mapping[int, Sequence[SourceAnswer]]
+) -> dict[tuple[int, str], dict[str, NoticeEvent]]:
+    """Return the stored events of each (work, answering source), by identity (one query)."""
+    wanted = {(work_id, a.source) for work_id in ids for a in answers[work_id] if a.answered}
+    stored: dict[tuple[int, str], dict[str, NoticeEvent]] = {}
+    if wanted:
+        sources = sorted({source for _, source in wanted})
+        for event in NoticeEvent.objects.filter(work_id__in=ids, source__in=sources):
+            if (event.work_id, event.source) in wanted:
+                stored.setdefault((event.work_id, event.source), {})[event.identity] = event
+    return stored
 
 
 def _identity(event: ev.ReportedEvent) -> str:
@@ -134,67 +217,100 @@ def _event_values(event: ev.ReportedEvent, superseded: bool) -> dict[str, Any]:
     }
 
 
-def _sync_events(
-    work: CitedWork, answer: SourceAnswer, now: datetime, outcome: RefreshOutcome
-) -> list[NoticeEvent]:
-    """Store one source's answer; return the events that are new or changed."""
-    stored = {e.identity: e for e in NoticeEvent.objects.filter(work=work, source=answer.source)}
-    touched: list[NoticeEvent] = []
-    seen: set[str] = set()
-    for reported in answer.events:
-        identity = _identity(reported)
-        if identity in seen:
-            continue
-        seen.add(identity)
-        values = _event_values(reported, identity in answer.superseded)
-        event = stored.get(identity)
-        if event is None:
-            touched.append(
-                NoticeEvent.objects.create(
-                    work=work,
-                    source=answer.source,
-                    identity=identity,
-                    first_seen_at=now,
-                    last_seen_at=now,
-                    **values,
+class _EventWrites:
+    """The event writes of one batch, collected answer by answer and written once (`write`)."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+        self.created: list[NoticeEvent] = []
+        self.seen_again: list[NoticeEvent] = []
+        self.changed: list[NoticeEvent] = []
+        self.gone: list[NoticeEvent] = []
+
+    def answer(
+        self,
+        work_id: int,
+        answer: SourceAnswer,
+        stored: dict[str, NoticeEvent],
+        outcome: RefreshOutcome,
+    ) -> int:
+        """Take one source's answer about a work; return how many events are new or changed."""
+        seen: set[str] = set()
+        touched = 0
+        for reported in answer.events:
+            identity = _identity(reported)
+            if identity in seen:
+                continue
+            seen.add(identity)
+            values = _event_values(reported, identity in answer.superseded)
+            event = stored.get(identity)
+            if event is None:
+                self.created.append(
+                    NoticeEvent(
+                        work_id=work_id,
+                        source=answer.source,
+                        identity=identity,
+                        first_seen_at=self.now,
+                        last_seen_at=self.now,
+                        **values,
+                    )
                 )
-            )
-            continue
-        changed = [name for name in _CONTENT_FIELDS if getattr(event, name) != values[name]]
-        reappeared = not event.still_reported
-        for name, value in values.items():
-            setattr(event, name, value)
-        event.last_seen_at, event.still_reported = now, True
-        event.save()
-        if changed or reappeared:
-            touched.append(event)
-    for identity, event in stored.items():
-        if identity not in seen and event.still_reported:
-            # The source answered without it: it no longer reports this notice.
-            event.still_reported = False
-            event.save(update_fields=["still_reported"])
-            outcome.gone += 1
-    return touched
+                touched += 1
+                continue
+            changed = [name for name in _CONTENT_FIELDS if getattr(event, name) != values[name]]
+            reappeared = not event.still_reported
+            for name, value in values.items():
+                setattr(event, name, value)
+            event.last_seen_at, event.still_reported = self.now, True
+            self.seen_again.append(event)
+            if changed or reappeared:
+                self.changed.append(event)
+                touched += 1
+        for identity, event in stored.items():
+            if identity not in seen and event.still_reported:
+                # The source answered without it: it no longer reports this notice.
+                event.still_reported = False
+                self.gone.append(event)
+                outcome.gone += 1
+        return touched
+
+    def write(self) -> list[NoticeEvent]:
+        """Write the events (a statement per kind of write); return the new and changed ones."""
+        NoticeEvent.objects.bulk_create(self.created)
+        if self.seen_again:
+            fields = [*_EVENT_FIELDS, "last_seen_at", "still_reported"]
+            NoticeEvent.objects.bulk_update(self.seen_again, fields)
+        if self.gone:
+            NoticeEvent.objects.bulk_update(self.gone, ["still_reported"])
+        return [*self.created, *self.changed]
 
 
-def _open_reviews(events: Iterable[NoticeEvent], now: datetime) -> list[NoticeReview]:
+def _open_reviews(events: Sequence[NoticeEvent], now: datetime) -> list[NoticeReview]:
     """Open (or reopen) the review of every new or changed event."""
-    opened = []
+    existing = {r.event_id: r for r in NoticeReview.objects.filter(event__in=events)}
+    created: list[NoticeReview] = []
+    reopened: list[NoticeReview] = []
+    undismissed: list[NoticeEvent] = []
     for event in events:
-        review = NoticeReview.objects.filter(event=event).first()
+        review = existing.get(event.pk)
         if review is None:
-            review = NoticeReview(event=event, opened_at=now, severity=event.severity)
+            created.append(NoticeReview(event=event, opened_at=now, severity=event.severity))
         else:
             review.status, review.severity, review.opened_at = ReviewStatus.NEW, event.severity, now
             review.reviewer, review.note, review.decided_at = None, "", None
             review.revision += 1  # a decision made on the old content is now stale
-        review.save()
+            reopened.append(review)
         if event.dismissed:
             # The dismissal judged the old content; what the source says now is public again.
             event.dismissed = False
-            event.save(update_fields=["dismissed"])
-        opened.append(review)
-    return opened
+            undismissed.append(event)
+    NoticeReview.objects.bulk_create(created)
+    if reopened:
+        NoticeReview.objects.bulk_update(reopened, _REOPENED_FIELDS)
+    if undismissed:
+        NoticeEvent.objects.bulk_update(undismissed, ["dismissed"])
+    by_event = {r.event_id: r for r in [*created, *reopened]}
+    return [by_event[event.pk] for event in events]
 
 
 # --- standing notices ------------------------------------------------------------------------
@@ -207,15 +323,17 @@ def notice_values(work: CitedWork | None) -> dict[str, Any]:
 
 
 def _recompute(
-    observations: QuerySet[Observation], now: datetime, outcome: RefreshOutcome | None = None
+    observations: QuerySet[Observation],
+    now: datetime,
+    outcomes: Mapping[int, RefreshOutcome] | None = None,
 ) -> None:
     """Store the computed notice of each observation; bump it only on substantive change."""
-    changed, seen = store_computed_notices(
+    changed, seen = store_computed_notices_by_work(
         locked_with_notices(observations), now, bump_revision=True
     )
-    if outcome is not None:
-        outcome.notices_changed += changed
-        outcome.notices_refreshed += seen
+    for work_id, outcome in (outcomes or {}).items():
+        outcome.notices_changed += changed.get(work_id, 0)
+        outcome.notices_refreshed += seen.get(work_id, 0)
 
 
 @transaction.atomic
