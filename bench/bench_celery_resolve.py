@@ -137,18 +137,24 @@ def backend_cpu(database: str) -> dict[int, float]:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid() "
-            "AND backend_type = 'client backend'",  # not autovacuum
+            "SELECT pid, application_name FROM pg_stat_activity WHERE datname = %s "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'",  # not autovacuum
             [database],
         )
-        pids = [pid for (pid,) in cursor.fetchall()]
+        sessions = cursor.fetchall()
     found = {}
-    for pid in pids:
+    for pid, application in sessions:
         try:
             found[pid] = process_cpu(pid)
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
+        BACKEND_NAMES[pid] = application
     return found
+
+
+# Each backend's application_name: a worker names its sessions after its node ("citerec
+# notices@host", citerec/celery.py), so the server's CPU splits by worker pool.
+BACKEND_NAMES: dict[int, str] = {}
 
 
 class BackendCpu:
@@ -164,6 +170,15 @@ class BackendCpu:
     def read(self, *_: Any) -> None:
         """Read every backend again (a run_timed tick)."""
         self.last.update(backend_cpu(self.database))
+
+    def used_by(self, prefix: str) -> float:
+        """Return the CPU seconds used since this started by backends whose application_name
+        starts with `prefix` (call `used` first: it reads them all once more)."""
+        return sum(
+            cpu - self.first.get(pid, 0.0)
+            for pid, cpu in self.last.items()
+            if BACKEND_NAMES.get(pid, "").startswith(prefix)
+        )
 
     def used(self) -> float:
         """Return the CPU seconds used since this started."""
@@ -339,7 +354,10 @@ def main() -> None:
     # The workers run as in production: DEBUG off. With DEBUG on, Django keeps the text of every
     # statement (a chunk's writes carry its rows as JSON documents of hundreds of kilobytes).
     env = {**os.environ, "DATABASE_URL": url, "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
-           "CITEREC_OFFLINE": "1", "DJANGO_SETTINGS_MODULE": "citerec.settings"}  # fmt: skip
+           "CITEREC_OFFLINE": "1", "DJANGO_SETTINGS_MODULE": "citerec.settings",
+           # This checkout's code, not the one the virtualenv was installed from (a worktree
+           # sharing another checkout's venv imports that checkout's packages otherwise).
+           "PYTHONPATH": str(ROOT)}  # fmt: skip
     print(f"catalogue {args.catalogue:,} papers, {args.refs:,} references per run "
           f"(mixed), chunks of {args.chunk_size}; machine yardstick {yardstick():.0f} ms CPU "
           "(proc_cpu.yardstick: lower is a faster machine)", flush=True)  # fmt: skip
@@ -375,7 +393,7 @@ def main() -> None:
             # with --queues the other queues' jobs are left waiting and not counted.
             drained = elapsed if args.queues else wait_drained(started, backends.read)
             used, other_used = tree_cpu(pids) - before, tree_cpu(other_pids) - other_before
-            pg_used = backends.used()
+            pg_used, pg_notices = backends.used(), backends.used_by("citerec notices@")
         finally:
             for worker in workers + others:
                 worker_kill(worker)
@@ -385,8 +403,10 @@ def main() -> None:
               f"{run.total / drained:7,.0f} refs/s end to end ({run.total:,} in {drained:.1f} s, "
               f"run done at {elapsed:.1f} s: {run.total / elapsed:,.0f} refs/s); CPU per "
               f"reference: worker {used * per_ref:.2f} ms, other workers {other_used * per_ref:.2f}"
-              f" ms, PostgreSQL {pg_used * per_ref:.2f} ms; load {os.getloadavg()[0]:.1f}; "
-              f"{resolved_once(run)}", flush=True)  # fmt: skip
+              f" ms, PostgreSQL {pg_used * per_ref:.2f} ms ({pg_notices * per_ref:.2f} for the "
+              f"notices pool); notices share of all CPU "
+              f"{(other_used + pg_notices) / max(used + other_used + pg_used, 1e-9):.0%}; "
+              f"load {os.getloadavg()[0]:.1f}; {resolved_once(run)}", flush=True)  # fmt: skip
     if args.kill:
         kill_run(env, sample, rng, tag, args)
 

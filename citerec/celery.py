@@ -1,7 +1,9 @@
 """Celery application: named queues, Read-the-Docs-style reliability defaults.
 
 A worker checks its database before it takes any job: one that cannot reach it would otherwise
-take job after job from the queue and fail each, while healthy workers get nothing.
+take job after job from the queue and fail each, while healthy workers get nothing. Every job
+retries database outages (`CiterecTask`): its work is idempotent, so a job that met a dropped
+connection or a restarting server runs again later instead of being acknowledged as failed.
 """
 
 from __future__ import annotations
@@ -12,16 +14,36 @@ import os
 import time
 from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
 from celery.signals import task_postrun, task_prerun, worker_init, worker_process_init
+from django.db import InterfaceError, OperationalError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "citerec.settings")
 
 log = logging.getLogger(__name__)
 
-app = Celery("citerec")
+# What a lost or restarting database raises (connection refused, terminated, server shutting
+# down, deadlock): the job's work is idempotent, so it runs again later.
+DATABASE_UNAVAILABLE: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
+
+
+class CiterecTask(Task):  # type: ignore[misc]
+    """Every citerec job (the default task class): retried with backoff while the database is
+    away, for about ten minutes (within the broker's visibility timeout), then failed and
+    logged. Jobs with their own class (resolution chunks, paper ingestion) say more."""
+
+    autoretry_for = DATABASE_UNAVAILABLE
+    max_retries = 8
+    retry_backoff = 2
+    retry_backoff_max = 120
+    retry_jitter = True
+
+
+app = Celery("citerec", task_cls=CiterecTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Crossref's jobs live in a package that is not a Django app: named, or no worker knows them.
+app.autodiscover_tasks(["curation.crossref"])
 
 
 class DatabaseUnreachable(SystemExit):
@@ -53,7 +75,21 @@ def _check_database(sender: Any = None, **kwargs: Any) -> None:
     """Refuse to start consuming while the database does not answer (waits a little first)."""
     from django.conf import settings
 
+    _name_database_sessions(getattr(sender, "hostname", None))
     database_wait(seconds=settings.CITEREC_WORKER_DATABASE_WAIT)
+
+
+def _name_database_sessions(node: str | None) -> None:
+    """Name this worker's PostgreSQL sessions after it (`application_name`, e.g. "citerec
+    notices@host"): pg_stat_activity then says which pool holds a lock or spends the server's
+    CPU. Set before the pool forks, so its processes connect under the same name."""
+    if not node:
+        return
+    from django.db import connections
+
+    for alias in connections:
+        options = connections.settings[alias].setdefault("OPTIONS", {})
+        options.setdefault("application_name", f"citerec {node}"[:63])  # NAMEDATALEN - 1
 
 
 # Collections of the youngest generation every 50,000 allocations instead of 700: a resolver chunk

@@ -95,7 +95,13 @@ TEMPLATES = [
 # --- Database: PostgreSQL only; the embedded server when DATABASE_URL is unset -------------
 DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(DATA_DIR / "pg")
 DATABASES = {
-    "default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))
+    "default": dj_database_url.parse(
+        DATABASE_URL,
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        # A kept connection is checked before a request or job uses it again: one the server
+        # dropped while idle (restart, failover) is replaced, not handed to the job to fail.
+        conn_health_checks=True,
+    )
 }
 if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("citerec runs on PostgreSQL only (history triggers, JSONB)")

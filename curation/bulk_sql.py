@@ -108,10 +108,10 @@ def _document(fields: Sequence[Field[Any, Any]], rows: Sequence[Any], add: bool)
     db = connections[DEFAULT_DB_ALIAS]
     mapping = isinstance(rows[0], Mapping)
     readers = [(str(f.column), _reader(f, add, mapping, db)) for f in fields]
-    return _encode([{c: read(obj) for c, read in readers} for obj in rows])
+    return encode_document([{c: read(obj) for c, read in readers} for obj in rows])
 
 
-def _encode(document: list[dict[str, Any]]) -> str:
+def encode_document(document: list[dict[str, Any]]) -> str:
     """Return the document as JSON text: orjson (a chunk's evidence encodes 5-6x faster than
     with json.dumps), else the standard library for what orjson refuses (a dict key that is not
     a string, an integer beyond 64 bits), so every document that encoded before still does.

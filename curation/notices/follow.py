@@ -14,13 +14,13 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
 from datetime import datetime
 from importlib import import_module
-from typing import Any
+from typing import Any, NamedTuple, cast
 
-from django.db import transaction
-from django.db.models import QuerySet
+from django.db import connection, transaction
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
-from curation.bulk_sql import insert_rows, update_rows
+from curation.bulk_sql import encode_document, insert_rows, update_rows
 from curation.history import event_model
 from curation.models import Observation, StandingNotice
 from curation.record.builder import no_event_sentence
@@ -47,7 +47,14 @@ def unavailable(reason: NoticeReason) -> dict[str, Any]:
     }
 
 
-def _measured(receipts: list[SourceReceipt], events: list[NoticeEvent]) -> dict[str, Any]:
+class _Receipt(NamedTuple):
+    """What a notice shows of a receipt: the source and when it answered."""
+
+    source: str
+    observed_at: datetime
+
+
+def _measured(receipts: list[_Receipt], events: list[NoticeEvent]) -> dict[str, Any]:
     if not receipts:
         return unavailable(NoticeReason.NO_SOURCE_ANSWERED)
     shown = [
@@ -72,16 +79,17 @@ def notice_values_by_work(work_ids: Collection[int | None]) -> dict[int | None, 
     query leaves the earlier answer standing), and the events still reported and not dismissed.
     """
     ids = sorted({w for w in work_ids if w is not None})
-    receipts: dict[int, list[SourceReceipt]] = defaultdict(list)
+    receipts: dict[int, list[_Receipt]] = defaultdict(list)
     events: dict[int, list[NoticeEvent]] = defaultdict(list)
     if ids:
         answered = (
             SourceReceipt.objects.filter(work_id__any=ids, outcome=ReceiptOutcome.ANSWERED)
             .order_by("work_id", "source", "-observed_at")
             .distinct("work_id", "source")
+            .values_list("work_id", "source", "observed_at")
         )
-        for receipt in answered:
-            receipts[receipt.work_id].append(receipt)
+        for work_id, source, observed_at in answered:
+            receipts[work_id].append(_Receipt(source, observed_at))
         public = NoticeEvent.objects.filter(work_id__any=ids, still_reported=True, dismissed=False)
         for event in public:
             events[event.work_id].append(event)
@@ -112,16 +120,7 @@ def _substantive(notice: StandingNotice | None, values: dict[str, Any]) -> bool:
 def store_computed_notices(
     observations: Iterable[Observation], now: datetime, *, bump_revision: bool
 ) -> tuple[int, int]:
-    """Store each observation's computed notice; return (substantively changed, seen)."""
-    changed, seen = store_computed_notices_by_work(observations, now, bump_revision=bump_revision)
-    return sum(changed.values()), sum(seen.values())
-
-
-def store_computed_notices_by_work(
-    observations: Iterable[Observation], now: datetime, *, bump_revision: bool
-) -> tuple[dict[int | None, int], dict[int | None, int]]:
-    """Store each observation's computed notice; return, by cited work, how many notices
-    changed substantively and how many were seen.
+    """Store each observation's computed notice; return (substantively changed, seen).
 
     Observations must come locked, with `standing_notice` selected. Only notices that differ
     are written, each table in one statement. With `bump_revision`, an observation whose notice
@@ -157,9 +156,81 @@ def store_computed_notices_by_work(
             observation.revision += 1
             observation.changed_at = now
         update_rows(Observation, substantive, ["revision", "changed_at"])
-    return Counter(o.cited_work_id for o in substantive), Counter(
-        o.cited_work_id for o in observations
-    )
+    return len(substantive), len(observations)
+
+
+# `store_computed_notices` for every observation citing some works, in SQL: the same rules
+# (write a notice only where it differs or is not citerec's yet; a new revision only where the
+# state, reason or events change), the works' values joined to their observations in the
+# database, so no observation or notice is loaded (a refresh batch changes thousands).
+_VALUES = (
+    "jsonb_to_recordset(%(values)s::jsonb) AS v(work_id bigint, state text, reason text, "
+    "observation_text text, events jsonb, source_receipts jsonb)"
+)
+_CITING = f"curation_observation o JOIN {_VALUES} ON v.work_id = o.cited_work_id"
+_SUBSTANTIVE_SQL = f"""
+SELECT o.id, o.cited_work_id FROM {_CITING}
+  LEFT JOIN curation_standingnotice n ON n.observation_id = o.id
+ WHERE n.observation_id IS NULL
+    OR (n.state, n.reason, n.events) IS DISTINCT FROM (v.state, v.reason, v.events)
+"""
+_UPDATE_SQL = f"""
+UPDATE curation_standingnotice n
+   SET state = v.state, reason = v.reason, observation_text = v.observation_text,
+       events = v.events, source_receipts = v.source_receipts,
+       origin = %(computed)s, refreshed_at = %(now)s
+  FROM {_CITING}
+ WHERE n.observation_id = o.id
+   AND (n.origin <> %(computed)s
+        OR (n.state, n.reason, n.observation_text, n.events, n.source_receipts)
+           IS DISTINCT FROM (v.state, v.reason, v.observation_text, v.events, v.source_receipts))
+"""
+_INSERT_SQL = f"""
+INSERT INTO curation_standingnotice
+       (observation_id, state, reason, observation_text, events, source_receipts, origin,
+        refreshed_at)
+SELECT o.id, v.state, v.reason, v.observation_text, v.events, v.source_receipts, %(computed)s,
+       %(now)s
+  FROM {_CITING}
+ WHERE NOT EXISTS (SELECT 1 FROM curation_standingnotice n WHERE n.observation_id = o.id)
+"""
+
+
+def store_work_notices(
+    work_ids: Collection[int], now: datetime
+) -> tuple[Counter[int], Counter[int]]:
+    """Store the computed notice of every observation citing these works (retired ones too)
+    and give a new revision to those whose notice changed substantively; return, by work,
+    how many changed substantively and how many were seen. Inside a transaction."""
+    ids = sorted(set(work_ids))
+    if not ids:
+        return Counter(), Counter()
+    values = notice_values_by_work(ids)
+    params: dict[str, Any] = {
+        "values": encode_document([{"work_id": w, **values[w]} for w in ids]),
+        "computed": Origin.COMPUTED.value,
+        "now": now,
+    }
+    with connection.cursor() as cursor:
+        # Locked in primary-key order, as `locked_with_notices` locks: no deadlock with a
+        # resolution chunk or another batch holding some of the same observations.
+        cursor.execute(
+            "SELECT cited_work_id FROM curation_observation WHERE cited_work_id = ANY(%s) "
+            "ORDER BY id FOR UPDATE",
+            [ids],
+        )
+        seen = Counter(work_id for (work_id,) in cursor.fetchall())
+        cursor.execute(_SUBSTANTIVE_SQL, params)
+        substantive = cursor.fetchall()
+        cursor.execute(_UPDATE_SQL, params)
+        cursor.execute(_INSERT_SQL, params)
+        if substantive:
+            cursor.execute(
+                "UPDATE curation_observation SET revision = revision + 1, changed_at = %s "
+                "WHERE id = ANY(%s)",
+                [now, [observation_id for observation_id, _ in substantive]],
+            )
+    return Counter(work_id for _, work_id in substantive), seen
 
 
 def locked_with_notices(observations: QuerySet[Observation]) -> QuerySet[Observation]:
@@ -169,6 +240,36 @@ def locked_with_notices(observations: QuerySet[Observation]) -> QuerySet[Observa
         .select_for_update(of=("self",))
         .order_by("pk")
     )
+
+
+# What recomputing a notice reads of an observation: its text, parse and identifiers are many
+# times larger and not needed.
+_NOTICE_INPUTS = ("cited_work", "revision", "changed_at")
+
+
+def locked_for_notices(
+    observations: QuerySet[Observation], *, resolution: bool = False
+) -> QuerySet[Observation]:
+    """`locked_with_notices` loading only what recomputing notices reads (the rest deferred:
+    for callers that recompute notices and nothing else); `resolution` also selects the
+    resolution (whether citerec has judged the observation yet)."""
+    related = ["standing_notice", *(["resolution"] if resolution else [])]
+    fields = [
+        f"{relation}__{field.name}"
+        for relation in related
+        for field in _related_model(relation)._meta.concrete_fields
+    ]
+    return (
+        observations.select_related(*related)
+        .only(*_NOTICE_INPUTS, *fields)
+        .select_for_update(of=("self",))
+        .order_by("pk")
+    )
+
+
+def _related_model(relation: str) -> type[Model]:
+    """Return the model behind one of Observation's one-to-one relations."""
+    return cast(type[Model], Observation._meta.get_field(relation).related_model)
 
 
 def _still_imported(observation: Observation) -> bool:
@@ -199,7 +300,7 @@ def standing_notices_follow_links(
         chunk = Observation.objects.filter(pk__any=ids[start : start + _CHUNK])
         if changed_at is not None:
             chunk = chunk.filter(changed_at=changed_at)
-        locked += locked_with_notices(chunk)
+        locked += locked_for_notices(chunk, resolution=True)
     return standing_notices_follow(locked)
 
 

@@ -44,12 +44,18 @@ def work_keys(work: CitedWork) -> WorkKeys:
     return works_keys([work])[work.pk]
 
 
+# What the sources are asked from an arXiv work's paper (its published DOI, the withdrawal
+# comment and version, the date of its last update); the abstract and authors are not read.
+_PAPER_KEYS = ("arxiv_id", "doi", "in_catalogue", "comments", "latest_version", "last_updated")
+
+
 def works_keys(works: Sequence[CitedWork]) -> dict[int, WorkKeys]:
     """Return the identifiers to query for each work, by work id (one query for all)."""
     own_dois = {work.pk: canonical_doi(work.doi) for work in works}
     arxiv_ids = {work.pk: work.arxiv_id or arxiv_id_from_doi(own_dois[work.pk]) for work in works}
     wanted = sorted({a for a in arxiv_ids.values() if a})
-    papers = {p.arxiv_id: p for p in Paper.objects.filter(arxiv_id__in=wanted)} if wanted else {}
+    found = Paper.objects.filter(arxiv_id__any=wanted).only(*_PAPER_KEYS) if wanted else []
+    papers = {p.arxiv_id: p for p in found}
     keys = {}
     for work in works:
         own_doi, arxiv_id = own_dois[work.pk], arxiv_ids[work.pk]
@@ -89,19 +95,9 @@ def retraction_watch_lookup(dois: Iterable[str]) -> RetractionWatchLookup:
     if run is not None:
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start : start + _CHUNK]
-            for record in RetractionWatchRecord.objects.filter(original_doi__in=chunk):
+            for record in RetractionWatchRecord.objects.filter(original_doi__any=chunk):
                 by_doi.setdefault(record.original_doi or "", []).append(record)
     return RetractionWatchLookup(run=run, by_doi=by_doi)
-
-
-def observations_of(work: CitedWork) -> QuerySet[Observation]:
-    """Return every observation linked to a work (retired ones too: they may come back)."""
-    return observations_citing([work.pk])
-
-
-def observations_citing(work_ids: Sequence[int]) -> QuerySet[Observation]:
-    """Return every observation linked to one of these works (retired ones too)."""
-    return Observation.objects.filter(cited_work_id__in=work_ids)
 
 
 def affected_observations(work_id: int) -> QuerySet[Observation]:

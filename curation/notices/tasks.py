@@ -48,7 +48,7 @@ def refresh_works(
     """Refresh several cited works as one (one job per resolved chunk, one transaction for
     all: `refresh_many`); a work whose sources fail is logged and left to the never-asked-first
     scheduled sweep, the others are stored."""
-    works = list(CitedWork.objects.filter(pk__in=work_ids).order_by("pk"))
+    works = list(CitedWork.objects.filter(pk__any=work_ids).order_by("pk"))
     batch = refresh_many(works=works, actor=Actor.for_task(self), reason=reason)
     changed = sum(outcome.notices_changed for outcome in batch.outcomes)
     return {"works": len(work_ids), "notices_changed": changed, "failed": len(batch.failed)}

@@ -14,14 +14,19 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from curation.audit import Actor, audited
+from curation.bulk_sql import insert_rows
 from curation.models import CitedWork, Observation
 
 from .. import events as ev
-from ..follow import locked_with_notices, notice_values_by_work, store_computed_notices_by_work
+from ..follow import (
+    locked_with_notices,
+    notice_values_by_work,
+    store_computed_notices,
+    store_work_notices,
+)
 from ..models import (
     NoticeEvent,
     NoticeReview,
@@ -30,7 +35,7 @@ from ..models import (
     SourceReceipt,
 )
 from ..notify import notify_reviewers
-from ..selectors import observations_citing, retraction_watch_lookup, work_keys, works_keys
+from ..selectors import retraction_watch_lookup, work_keys, works_keys
 from ..sources import CrossrefLike, SourceAnswer, ask_sources
 
 log = logging.getLogger(__name__)
@@ -145,19 +150,23 @@ def _store(
     with audited(actor, reason):
         # One refresh of a work at a time: a beat run and a manual one must not interleave.
         # Locked in id order, so two batches sharing works cannot deadlock.
-        list(CitedWork.objects.select_for_update().filter(pk__in=ids).order_by("pk").values("pk"))
-        SourceReceipt.objects.bulk_create(
-            SourceReceipt(
-                work_id=work_id,
-                source=answer.source,
-                observed_at=answer.observed_at,
-                outcome=answer.outcome,
-                query=answer.query[:512],
-                events_found=len(answer.events),
-                detail=answer.detail,
-            )
-            for work_id in ids
-            for answer in answers[work_id]
+        list(CitedWork.objects.select_for_update().filter(pk__any=ids).order_by("pk").values("pk"))
+        # Rows, not model instances: a batch stores hundreds, and nothing reads them back.
+        insert_rows(
+            SourceReceipt,
+            [
+                {
+                    "work_id": work_id,
+                    "source": answer.source.value,
+                    "observed_at": answer.observed_at,
+                    "outcome": answer.outcome.value,
+                    "query": answer.query[:512],
+                    "events_found": len(answer.events),
+                    "detail": answer.detail,
+                }
+                for work_id in ids
+                for answer in answers[work_id]
+            ],
         )
         stored = _stored_events(ids, answers)
         sync = _EventWrites(now)
@@ -170,7 +179,7 @@ def _store(
                     outcome.new_or_changed += sync.answer(work_id, answer, found, outcome)
         touched = sync.write()
         opened = _open_reviews(touched, now)
-        _recompute(observations_citing(ids), now, outcomes)
+        _recompute(ids, now, outcomes)
     if opened:
         review_ids = [review.pk for review in opened]
         transaction.on_commit(lambda: notify_reviewers(review_ids))
@@ -185,7 +194,7 @@ def _stored_events(
     stored: dict[tuple[int, str], dict[str, NoticeEvent]] = {}
     if wanted:
         sources = sorted({source for _, source in wanted})
-        for event in NoticeEvent.objects.filter(work_id__in=ids, source__in=sources):
+        for event in NoticeEvent.objects.filter(work_id__any=ids, source__in=sources):
             if (event.work_id, event.source) in wanted:
                 stored.setdefault((event.work_id, event.source), {})[event.identity] = event
     return stored
@@ -323,17 +332,14 @@ def notice_values(work: CitedWork | None) -> dict[str, Any]:
 
 
 def _recompute(
-    observations: QuerySet[Observation],
-    now: datetime,
-    outcomes: Mapping[int, RefreshOutcome] | None = None,
+    work_ids: Sequence[int], now: datetime, outcomes: Mapping[int, RefreshOutcome]
 ) -> None:
-    """Store the computed notice of each observation; bump it only on substantive change."""
-    changed, seen = store_computed_notices_by_work(
-        locked_with_notices(observations), now, bump_revision=True
-    )
-    for work_id, outcome in (outcomes or {}).items():
-        outcome.notices_changed += changed.get(work_id, 0)
-        outcome.notices_refreshed += seen.get(work_id, 0)
+    """Store the computed notice of each observation of these works; bump it only on
+    substantive change; count both in each work's outcome."""
+    changed, seen = store_work_notices(work_ids, now)
+    for work_id, outcome in outcomes.items():
+        outcome.notices_changed += changed[work_id]
+        outcome.notices_refreshed += seen[work_id]
 
 
 @transaction.atomic
@@ -341,4 +347,5 @@ def recompute_notices(*, observations: Iterable[Observation], actor: Actor, reas
     """Recompute the notices of observations whose canonical link changed (no source query)."""
     with audited(actor, reason):
         ids = [observation.pk for observation in observations]
-        _recompute(Observation.objects.filter(pk__in=ids), timezone.now())
+        observations = locked_with_notices(Observation.objects.filter(pk__in=ids))
+        store_computed_notices(observations, timezone.now(), bump_revision=True)

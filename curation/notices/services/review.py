@@ -18,9 +18,8 @@ from curation.audit import Actor, audited
 from curation.history import event_model, last_change
 from curation.models import CitedWork
 
-from ..follow import locked_with_notices, store_computed_notices
+from ..follow import store_work_notices
 from ..models import NoticeReview, ReviewStatus
-from ..selectors import observations_of
 
 DECISIONS = (ReviewStatus.CONFIRMED, ReviewStatus.DISMISSED)
 
@@ -123,8 +122,7 @@ def review_decide(
         if event.dismissed != dismissed:
             event.dismissed = dismissed
             event.save(update_fields=["dismissed"])
-            observations = locked_with_notices(observations_of(event.work))
-            store_computed_notices(observations, now, bump_revision=True)
+            store_work_notices([event.work_id], now)
     return review
 
 
