@@ -186,16 +186,18 @@ def iter_retraction_watch(
         csv.field_size_limit(limits.field_chars + 1)
     text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
     try:
-        reader = csv.reader(text)
+        lines = _RecordLines(text)
+        reader = csv.reader(lines)
         _check_header(next(reader, None), name)
         last_line = reader.line_num
         while True:
+            lines.start_record()
             try:
                 cells = next(reader)
             except StopIteration:
                 return
             except csv.Error as exc:
-                yield RowError(last_line + 1, "(row)", _csv_problem(exc, limits))
+                yield _csv_error(last_line + 1, exc, lines.record_text(), limits)
                 last_line = reader.line_num
                 continue
             # A quoted cell may span lines; report where the record starts.
@@ -235,14 +237,72 @@ def _check_header(header: list[str] | None, name: str) -> None:
     )
 
 
-def _csv_problem(exc: csv.Error, limits: CsvLimits) -> str:
-    """Say why the csv module refused a row, in the import's own terms for oversize fields."""
-    if "field larger than field limit" in str(exc):
-        return (
-            f"a field is longer than {csv.field_size_limit():,} characters, over the limit of "
-            f"{limits.field_chars:,} characters ({limits.field_setting})"
-        )
-    return f"unreadable CSV: {exc}"
+class _RecordLines:
+    """The file's lines as the csv reader takes them, keeping those of the current record.
+
+    The csv module refuses a field past its own limit without saying which field; the lines
+    it was reading tell (see _oversize_field). They are in memory anyway: the reader takes
+    whole lines.
+    """
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = iter(lines)
+        self._record: list[str] = []
+
+    def __iter__(self) -> _RecordLines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self._record.append(line)
+        return line
+
+    def start_record(self) -> None:
+        self._record.clear()
+
+    def record_text(self) -> str:
+        return "".join(self._record)
+
+
+def _csv_error(line: int, exc: csv.Error, record: str, limits: CsvLimits) -> RowError:
+    """Say why the csv module refused a record, naming the column of an oversize field."""
+    if "field larger than field limit" not in str(exc):
+        return RowError(line, "(row)", f"unreadable CSV: {exc}")
+    limit = f"the limit of {limits.field_chars:,} characters ({limits.field_setting})"
+    found = _oversize_field(record, limits.field_chars)
+    if found is None:
+        return RowError(line, "(row)", f"a field is longer than {limit}")
+    position, length, whole = found
+    column = COLUMNS[position] if position < len(COLUMNS) else f"field {position + 1}"
+    # A field the reader stopped inside has no length to give, only that it is too long.
+    return RowError(line, column, f"{length:,} characters, longer than {limit}" if whole
+                    else f"longer than {limit}")  # fmt: skip
+
+
+def _oversize_field(record: str, limit: int) -> tuple[int, int, bool] | None:
+    """Return (position, length, whether the field ends in `record`) of its first field over
+    `limit` characters, reading it as the csv module's default dialect does; else None."""
+    position = length = 0
+    quoted = False
+    i, end = 0, len(record)
+    while i < end:
+        char = record[i]
+        if quoted and char == '"' and record.startswith('""', i):
+            length, i = length + 1, i + 2  # an escaped quote counts as one character
+            continue
+        if char == '"':
+            quoted = not quoted
+        elif quoted or char not in ",\r\n":
+            length += 1
+        elif length > limit:
+            return position, length, True
+        elif char == ",":
+            position, length = position + 1, 0
+        else:
+            break  # the end of the record
+        i += 1
+    # Still inside quotes at the end: the field goes on past the lines read.
+    return (position, length, not quoted) if length > limit else None
 
 
 def _unstorable_cell(line: int, cells: list[str], limits: CsvLimits) -> RowError | None:

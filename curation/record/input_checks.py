@@ -24,6 +24,7 @@ from ..limits import (
 from ..models import ExternalCitationMeasurement, Observation, Paper
 from .canonical import context_digest, observation_digest
 from .schema import RECORD_SCHEMA
+from .timestamps import parse_date, parse_timestamp
 
 _VALIDATOR = Draft202012Validator(RECORD_SCHEMA)
 # PostgreSQL text cannot hold NUL, and UTF-8 cannot encode a lone surrogate ("\ud800" in JSON).
@@ -80,13 +81,23 @@ def load_record(path: Path, limits: Limits | None = None) -> dict[str, Any]:
         ) from None
     except json.JSONDecodeError as exc:
         raise RecordInputError(
-            name, "$", f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            name, "$", f"not JSON: {_decode_problem(exc)} at line {exc.lineno} column {exc.colno}"
         ) from exc
     del text
     check_values(document, name, limits)
     check_record(document, name)
+    check_dates(document, name)
     check_columns(document, name)
     return document  # type: ignore[no-any-return]
+
+
+def _decode_problem(exc: json.JSONDecodeError) -> str:
+    """Return what json found wrong, without the " at" some of its messages end with.
+
+    json writes "Invalid control character at" (and "...{!r} at") expecting its own position
+    to follow; ours follows as "at line L column C".
+    """
+    return exc.msg.removesuffix(" at")
 
 
 def check_values(document: Any, name: str, limits: Limits) -> None:
@@ -171,6 +182,43 @@ def _check_observations(document: dict[str, Any], name: str) -> None:
                     f"{path}.citation.cited_paper.arxiv_id",
                     f"expected the record's paper {arxiv_id}",
                 )
+
+
+# The schema's date ("^\d{4}-\d{2}-\d{2}$") and timestamp patterns both start so. They check
+# the shape only: 2026-02-30 and 99:99:99 fit them, and an offset can carry 9999-12-31 past
+# the last year UTC holds.
+_DATE_SHAPE = r"^\d{4}-\d{2}-\d{2}"
+
+
+def _dated_values(schema: dict[str, Any], value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Yield (JSON path, text) for every value the schema shapes as a date or a timestamp."""
+    if isinstance(value, str) and str(schema.get("pattern", "")).startswith(_DATE_SHAPE):
+        yield path, value
+    for option in schema.get("anyOf", ()):
+        yield from _dated_values(option, value, path)
+    if isinstance(value, dict):
+        for key, child in schema.get("properties", {}).items():
+            if key in value:
+                yield from _dated_values(child, value[key], f"{path}.{key}")
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            yield from _dated_values(schema["items"], item, f"{path}[{i}]")
+
+
+def check_dates(document: dict[str, Any], name: str) -> None:
+    """Raise RecordInputError for a date or timestamp that is no real time, before any is stored.
+
+    The import parses them only while it stores the record (and `as_of` after it), so one
+    left for then would fail the file half-way or, worse, after it was stored.
+    """
+    for path, text in _dated_values(RECORD_SCHEMA, document, "$"):
+        try:
+            if len(text) == len("YYYY-MM-DD"):
+                parse_date(text)
+            else:
+                parse_timestamp(text)
+        except ValueError as exc:
+            raise RecordInputError(name, path, str(exc)) from None
 
 
 def _column(model: type[models.Model], field_name: str) -> models.Field[Any, Any]:

@@ -3,15 +3,35 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime
+from datetime import MAXYEAR, UTC, date, datetime
 
 
 def parse_timestamp(value: str) -> datetime:
-    """Parse an ISO-8601 timestamp with an offset (or Z) into an aware UTC datetime."""
-    parsed = datetime.fromisoformat(value)
+    """Parse an ISO-8601 timestamp with an offset (or Z) into an aware UTC datetime.
+
+    Raise ValueError naming the value for one that is no real time (2026-02-30, 25:00) or
+    that its offset carries outside the years 1 to 9999 in UTC (9999-12-31T23:59:59-01:00).
+    """
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not a real date and time ({exc})") from None
     if parsed.tzinfo is None:
         raise ValueError(f"timestamp {value!r} has no UTC offset")
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        edge = "later than the last" if parsed.year == MAXYEAR else "earlier than the first"
+        limit = "9999-12-31T23:59:59Z" if parsed.year == MAXYEAR else "0001-01-01T00:00:00Z"
+        raise ValueError(f"{value!r} is {edge} time UTC can hold ({limit})") from None
+
+
+def parse_date(value: str) -> date:
+    """Parse a YYYY-MM-DD date; raise ValueError naming the value for one that is no real day."""
+    try:
+        return date.fromisoformat(value)
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not a real date ({exc})") from None
 
 
 def format_seconds(value: datetime | None) -> str | None:
@@ -52,7 +72,7 @@ def for_people(value: str | None) -> str | None:
     if not value:
         return None
     if len(value) == 10:  # an event date
-        day = date.fromisoformat(value)
+        day = parse_date(value)
         return f"{day.day} {day.strftime('%b')} {day.year}"
     moment = parse_timestamp(value.replace("Z", "+00:00"))
     return f"{moment.day} {moment.strftime('%b')} {moment.year}, {moment.strftime('%H:%M')} UTC"

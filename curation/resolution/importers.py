@@ -1,17 +1,27 @@
-"""Catalogue imports: the arXiv metadata snapshot (COPY + upsert) and Crossref works."""
+"""Catalogue imports: the arXiv metadata snapshot (COPY + upsert) and Crossref works.
+
+Every line is checked before it joins a batch (types of the fields used, identifiers against
+their column sizes, smallint ranges, years, characters PostgreSQL cannot store), so one bad
+line is skipped with its file:line and reason and never rolls back the good lines of its
+batch. Should the database refuse a batch all the same, the batch is split until the line it
+refuses is found, and that line alone is skipped (`_store_apart_from_refused`).
+"""
 
 from __future__ import annotations
 
 import gzip
 import os
+import re
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
-from django.db import connection, transaction
+import orjson
+import psycopg
+from django.db import DataError, IntegrityError, connection, transaction
 from django.utils import timezone
 from orjson import loads as _loads  # about three times faster than json.loads on snapshot lines
 
@@ -24,7 +34,9 @@ from curation.limits import (
     drop_escaped_nul,
     loads_bounded,
     read_line,
+    walk,
 )
+from curation.models import Paper
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
 from curation.resolution.text import fold_name, title_norm
 from curation.resolution.venues import first_page, page_key, parse_journal_ref, venue_key
@@ -41,6 +53,19 @@ _UPDATED = [c for c in PAPER_COLUMNS if c != "arxiv_id"]
 
 
 DEFAULT_LIMITS = Limits()
+
+# What the columns hold: a line past them is refused by name instead of failing its batch.
+ARXIV_ID_CHARS: int = Paper._meta.get_field("arxiv_id").max_length  # type: ignore[union-attr,assignment]
+DOI_CHARS: int = CrossrefWork._meta.get_field("doi").max_length  # type: ignore[union-attr,assignment]
+SMALLINT_MAX = 32_767  # curation_paper.latest_version and the year columns are smallint
+# A catalogue year has four digits: Crossref lists works back to the 1600s, and a year past
+# these is a typo (99999) or a placeholder (0), not a date worth matching references on.
+YEARS = range(1000, 10_000)
+# PostgreSQL text and jsonb cannot hold NUL, and UTF-8 cannot encode a lone UTF-16 surrogate
+# (json.loads makes one of "\ud800"; orjson refuses it while parsing).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+# What the database raises for a value its column refuses; COPY raises psycopg's own errors.
+_REFUSED = (DataError, IntegrityError, psycopg.DataError, psycopg.IntegrityError)
 
 
 class BadLine(ValueError):
@@ -99,17 +124,62 @@ def _version_time(created: str) -> datetime | None:
         return None
 
 
-def _first_surname(item: dict[str, Any]) -> str:
+def _first_surname(item: dict[str, Any], authors: str) -> str:
     parsed = item.get("authors_parsed")
     if isinstance(parsed, list) and parsed and isinstance(parsed[0], list) and parsed[0]:
         return fold_name(str(parsed[0][0]))[:128]
-    authors = str(item.get("authors") or "")
     first = authors.replace(" and ", ",").split(",")[0].split()
     return fold_name(first[-1])[:128] if first else ""
 
 
-def _text(value: Any) -> str:
-    return " ".join(str(value).split()) if value else ""
+def _json_type(value: Any) -> str:
+    """Name a JSON value's type as a person reads it in an error ("a number", "a list")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _text(value: Any, name: str) -> str:
+    """Return a string field with its whitespace collapsed ("" for null or absent).
+
+    Any other type is refused by name: str() of a list or an object would store its Python
+    form as if it were the title or the authors.
+    """
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise BadLine(f"field {name!r}: expected a string, found {_json_type(value)}")
+    return " ".join(value.split())
+
+
+def _check_year(year: int | None, name: str) -> None:
+    if year is not None and year not in YEARS:
+        raise BadLine(f"field {name!r}: year {year} is outside {YEARS.start}-{YEARS.stop - 1}")
+
+
+def _check_storable(row: tuple[Any, ...]) -> None:
+    """Refuse a row with a character PostgreSQL cannot store, naming its column.
+
+    Snapshot lines cannot carry one (orjson refuses lone surrogates, escaped NULs are dropped
+    before parsing), but arxiv_row also builds the OAI-PMH harvest's rows, and one such value
+    would fail the COPY of its whole batch.
+    """
+    if not _UNSTORABLE.search("".join(v for v in row if isinstance(v, str))):
+        return  # one search for the whole row: millions of lines pass here
+    for column, value in zip(PAPER_COLUMNS, row, strict=False):
+        if isinstance(value, str) and (bad := _UNSTORABLE.search(value)):
+            raise BadLine(f"field {column!r}: {_unstorable(bad)}")
+
+
+def _unstorable(bad: re.Match[str]) -> str:
+    what = "a NUL character" if bad.group() == "\x00" else "a lone UTF-16 surrogate"
+    return f"contains {what} at position {bad.start()}, which cannot be stored"
 
 
 def arxiv_row(item: Any, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, ...]:
@@ -119,28 +189,48 @@ def arxiv_row(item: Any, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, ...]:
     arxiv_id = item.get("id")
     if not isinstance(arxiv_id, str) or not arxiv_id.strip():
         raise BadLine("field 'id': expected a non-empty string")
-    title = _text(item.get("title"))
+    arxiv_id = arxiv_id.strip()
+    if len(arxiv_id) > ARXIV_ID_CHARS:
+        raise BadLine(
+            f"field 'id': {len(arxiv_id)} characters, longer than the {ARXIV_ID_CHARS} "
+            "an arXiv id is stored in"
+        )
+    title = _text(item.get("title"), "title")
     if not title:
         raise BadLine("field 'title': expected a non-empty string")
     _check_title(title, limits)
     versions = item.get("versions") or []
     if not isinstance(versions, list):
         raise BadLine("field 'versions': expected a list")
+    if len(versions) > SMALLINT_MAX:
+        raise BadLine(
+            f"field 'versions': {len(versions):,} versions, more than the {SMALLINT_MAX:,} stored"
+        )
     times = [_version_time(str(v.get("created", ""))) for v in versions if isinstance(v, dict)]
     submitted = times[0] if times else None
     last = times[-1] if times else None
-    categories = _text(item.get("categories"))
-    comments = _text(item.get("comments"))
+    authors = _text(item.get("authors"), "authors")
+    categories = _text(item.get("categories"), "categories")
+    comments = _text(item.get("comments"), "comments")
+    doi = _text(item.get("doi"), "doi")
+    journal_ref = _text(item.get("journal-ref"), "journal-ref")
+    update_date = _text(item.get("update_date"), "update_date")
     norm = title_norm(title)
-    year = submitted.year if submitted else _year_of(item.get("update_date"))
-    journal_ref = _text(item.get("journal-ref"))
-    return (
-        arxiv_id.strip(), title, _text(item.get("authors")), _text(item.get("doi")).lower()[:255],
+    if submitted:
+        year: int | None = submitted.year
+        _check_year(year, "versions")
+    else:
+        year = _year_of(update_date)
+        _check_year(year, "update_date")
+    row = (
+        arxiv_id, title, authors, doi.lower()[:255],
         categories[:255], categories.split(" ")[0][:64] or None, len(versions) or None,
-        submitted, last, journal_ref, comments, _first_surname(item), year,
+        submitted, last, journal_ref, comments, _first_surname(item, authors), year,
         norm, norm.replace(" ", "")[:255], any(w in comments.lower() for w in _WITHDRAWN),
         *_locator_columns(journal_ref),
     )  # fmt: skip
+    _check_storable(row)
+    return row
 
 
 def _locator_columns(journal_ref: str) -> tuple[str, str, str, int | None]:
@@ -151,9 +241,9 @@ def _locator_columns(journal_ref: str) -> tuple[str, str, str, int | None]:
     return (locator.venue_key, locator.volume, locator.first_page, locator.year)
 
 
-def _year_of(value: Any) -> int | None:
-    text = str(value or "")
-    return int(text[:4]) if text[:4].isdigit() else None
+def _year_of(text: str) -> int | None:
+    digits = text[:4]
+    return int(digits) if digits.isascii() and digits.isdigit() else None
 
 
 _STAGE = "resolution_arxiv_stage"
@@ -303,10 +393,12 @@ def import_arxiv_snapshot(
                     continue
                 try:
                     rows.append((number, *arxiv_row(parse_line(line, limits), limits)))
-                except (ValueError, BadLine) as exc:
+                except BadLine as exc:
                     report.note_bad(f"{path}:{number}: {exc}")
+                except ValueError as exc:
+                    report.note_bad(f"{path}:{number}: not JSON: {exc}")
                 if len(rows) >= batch_size:
-                    _load_batch(rows, checkpoint, number, offset, report, actor, reason)
+                    _load_batch(rows, checkpoint, number, offset, report, actor, reason, path)
                     if progress:
                         progress(len(rows))
                     rows = []
@@ -314,26 +406,31 @@ def import_arxiv_snapshot(
             # The complete lines read so far are good: keep them, and say where reading stopped.
             report.stopped = str(exc)
         final = report.stopped is None
-        _load_batch(rows, checkpoint, last_line, last_offset, report, actor, reason, final=final)
+        _load_batch(
+            rows, checkpoint, last_line, last_offset, report, actor, reason, path, final=final
+        )
         if progress and rows:
             progress(len(rows))
+    # Also when no paper changed: the locators follow every line (the planner must know the
+    # locator table is large).
+    settle_catalogue("arxiv")
     if report.inserted or report.updated:
-        settle_indexes("curation_paper", "paper_title_fts")
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE resolution_paperlocator")  # the planner must know it is large
+        refresh_title_words()
     return report
 
 
-def settle_indexes(table: str, gin_index: str) -> None:
-    """Merge a GIN index's pending list and refresh statistics after a bulk load.
+def settle_catalogue(catalogue: str) -> int:
+    """Merge a catalogue's GIN pending list and refresh its statistics after a bulk load.
 
     Bulk inserts park new full-text entries in the GIN pending list, which every search then
     scans linearly (10 ms instead of 0.2 ms per title query on 100k papers) until a vacuum.
+    Only an index's owner may merge it or ANALYZE its table, and imports run as the runtime
+    role, which owns nothing: the owner's function resolution_settle_catalogue (migration
+    resolution 0005) does both for "arxiv" or "crossref". Return the pending pages merged.
     """
     with connection.cursor() as cursor:
-        cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [gin_index])
-        cursor.execute(f"ANALYZE {table}")
-    refresh_title_words()
+        cursor.execute("SELECT resolution_settle_catalogue(%s)", [catalogue])
+        return int(cursor.fetchone()[0])
 
 
 _TITLE_WORDS = """
@@ -380,6 +477,39 @@ def catalogue_rows_upsert(
     return int(inserted), int(updated)
 
 
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
+
+
+def _store_apart_from_refused(
+    items: list[_Item],
+    store: Callable[[list[_Item]], _Result],
+    refused: Callable[[_Item, str], None],
+) -> list[_Result]:
+    """Store items in one go; should the database refuse that, store each half the same way.
+
+    The line checks should leave nothing for the database to refuse; if one slips past them it
+    costs itself only, found in about 2 log2(batch) attempts, and `refused(item, why)` reports
+    it. Each attempt is its own transaction or savepoint, so a refused one leaves nothing.
+    """
+    try:
+        with transaction.atomic():
+            return [store(items)]
+    except _REFUSED as exc:
+        if len(items) == 1:
+            refused(items[0], _first_line(exc))
+            return []
+    half = len(items) // 2
+    return _store_apart_from_refused(items[:half], store, refused) + _store_apart_from_refused(
+        items[half:], store, refused
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def _load_batch(
     rows: list[tuple[Any, ...]],
     checkpoint: ImportCheckpoint,
@@ -388,16 +518,27 @@ def _load_batch(
     report: ImportReport,
     actor: Actor,
     reason: str,
+    path: Path,
     final: bool = False,
 ) -> None:
     """COPY rows into staging and upsert them, moving the checkpoint in the same transaction."""
+
+    def upsert(batch: list[tuple[Any, ...]]) -> tuple[int, int]:
+        return catalogue_rows_upsert(batch, actor=actor, reason=reason)
+
+    refused_lines: list[int] = []
+
+    def refused(row: tuple[Any, ...], why: str) -> None:
+        refused_lines.append(row[0])
+        report.note_bad(f"{path}:{row[0]}: the database refused it: {why}")
+
     with transaction.atomic():
         if rows:
-            inserted, updated = catalogue_rows_upsert(rows, actor=actor, reason=reason)
-            report.inserted += inserted
-            report.updated += updated
+            for inserted, updated in _store_apart_from_refused(rows, upsert, refused):
+                report.inserted += inserted
+                report.updated += updated
         checkpoint.line, checkpoint.byte_offset = line, offset
-        checkpoint.imported += len(rows)
+        checkpoint.imported += len(rows) - len(refused_lines)
         checkpoint.bad_lines = report.bad_count
         checkpoint.finished = final
         checkpoint.save()
@@ -405,19 +546,87 @@ def _load_batch(
 
 # --- Crossref works ----------------------------------------------------------------------
 
+_DATES = ("issued", "published-print", "published-online", "published", "created")
+_CROSSREF_UPDATED = [
+    "title", "title_norm", "title_key", "container_title", "first_author", "authors",
+    "year", "type", "updated_by", "update_to", "raw", "imported_at",
+    "venue_key", "short_venue_key", "volume", "first_page",
+]  # fmt: skip
 
-def _first(value: Any) -> str:
+
+def _first(work: dict[str, Any], name: str) -> str:
+    """Return a Crossref text field that is a list of strings (title) or a string: the first."""
+    value = work.get(name)
     if isinstance(value, list):
-        return _text(value[0]) if value else ""
-    return _text(value)
+        return _text(value[0], f"{name}[0]") if value else ""
+    return _text(value, name)
 
 
 def _issued_year(work: dict[str, Any]) -> int | None:
-    for name in ("issued", "published-print", "published-online", "published", "created"):
-        parts = (work.get(name) or {}).get("date-parts") or []
-        if parts and parts[0] and isinstance(parts[0][0], int):
-            return int(parts[0][0])
+    """Return the year of the first date Crossref gives, or None; refuse a malformed date."""
+    for name in _DATES:
+        date = work.get(name)
+        if date is None:
+            continue
+        if not isinstance(date, dict):
+            raise BadLine(
+                f"field {name!r}: expected an object with 'date-parts', found {_json_type(date)}"
+            )
+        parts = date.get("date-parts") or []
+        if not isinstance(parts, list) or (parts and not isinstance(parts[0], list)):
+            raise BadLine(f"field '{name}.date-parts': expected a list of [year, month, day]")
+        year = parts[0][0] if parts and parts[0] else None
+        if year is None:
+            continue  # Crossref's "no date": [[null]]
+        if not isinstance(year, int) or isinstance(year, bool):
+            raise BadLine(f"field '{name}.date-parts': expected a year, found {_json_type(year)}")
+        _check_year(year, f"{name}.date-parts")
+        return year
     return None
+
+
+def _author_names(work: dict[str, Any]) -> list[str]:
+    authors = work.get("author")
+    if authors is None:
+        return []
+    if not isinstance(authors, list):
+        raise BadLine(
+            f"field 'author': expected a list of author objects, found {_json_type(authors)}"
+        )
+    return [
+        _text(author.get("family"), f"author[{i}].family")
+        or _text(author.get("name"), f"author[{i}].name")
+        for i, author in enumerate(authors)
+        if isinstance(author, dict)
+    ]
+
+
+def _list(work: dict[str, Any], name: str) -> list[Any]:
+    value = work.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BadLine(f"field {name!r}: expected a list, found {_json_type(value)}")
+    return value
+
+
+def _check_storable_json(work: dict[str, Any]) -> None:
+    """Refuse a work holding a string PostgreSQL cannot store, naming its JSON path.
+
+    json.loads (a {"items"} file, the Crossref API) turns "\\ud800" into a lone surrogate;
+    orjson's encoder refuses those and writes NUL as an escape, so one call in C clears
+    nearly every work and only a suspect one is walked.
+    """
+    try:
+        if b"\\u0000" not in orjson.dumps(work):
+            return
+    except orjson.JSONEncodeError:
+        pass
+    for path, value, _ in walk(work):
+        for string in list(value) if isinstance(value, dict) else [value]:
+            if isinstance(string, str) and (bad := _UNSTORABLE.search(string)):
+                where = path if string is value else f"{path} (key {string[:40]!r})"
+                raise BadLine(f"{where}: {_unstorable(bad)}")
 
 
 def crossref_fields(
@@ -432,24 +641,29 @@ def crossref_fields(
     doi = work.get("DOI")
     if not isinstance(doi, str) or not doi.startswith("10."):
         raise BadLine("field 'DOI': expected a DOI string starting with '10.'")
-    title = _first(work.get("title"))
+    doi = doi.strip().lower()
+    if len(doi) > DOI_CHARS:
+        raise BadLine(
+            f"field 'DOI': {len(doi)} characters, longer than the {DOI_CHARS} a DOI is stored in"
+        )
+    _check_storable_json(work)
+    title = _first(work, "title")
     if limits is not None:
         _check_title(title, limits)
-    authors = [a for a in work.get("author") or [] if isinstance(a, dict)]
-    names = [_text(a.get("family") or a.get("name") or "") for a in authors]
+    names = _author_names(work)
     norm = title_norm(title)
     return {
-        "doi": doi.strip().lower()[:255],
+        "doi": doi,
         "title": title,
         "title_norm": norm,
         "title_key": norm.replace(" ", "")[:255],
-        "container_title": _first(work.get("container-title")),
+        "container_title": _first(work, "container-title"),
         "first_author": fold_name(names[0])[:128] if names else "",
         "authors": ", ".join(n for n in names if n),
         "year": _issued_year(work),
-        "type": _text(work.get("type"))[:64],
-        "updated_by": work.get("updated-by") or [],
-        "update_to": work.get("update-to") or [],
+        "type": _text(work.get("type"), "type")[:64],
+        "updated_by": _list(work, "updated-by"),
+        "update_to": _list(work, "update-to"),
         "raw": work if keep_raw else None,
         **_crossref_locator(work),
     }
@@ -457,33 +671,33 @@ def crossref_fields(
 
 def _crossref_locator(work: dict[str, Any]) -> dict[str, str]:
     """Return the journal keys, volume and first page of a Crossref work."""
-    page = first_page(_text(work.get("page"))) or page_key(_text(work.get("article-number")))
+    page = first_page(_text(work.get("page"), "page")) or page_key(
+        _text(work.get("article-number"), "article-number")
+    )
     return {
-        "venue_key": venue_key(_first(work.get("container-title"))),
-        "short_venue_key": venue_key(_first(work.get("short-container-title"))),
-        "volume": page_key(_text(work.get("volume"))),
+        "venue_key": venue_key(_first(work, "container-title")),
+        "short_venue_key": venue_key(_first(work, "short-container-title")),
+        "volume": page_key(_text(work.get("volume"), "volume")),
         "first_page": page,
     }
 
 
 def store_crossref_works(works: Iterable[dict[str, Any]], keep_raw: bool = False) -> int:
     """Insert or refresh Crossref works in the local catalogue; return how many were stored."""
-    objects = {}
-    for work in works:
-        fields = crossref_fields(work, keep_raw)
-        objects[fields["doi"]] = CrossrefWork(**fields)
+    return _store_crossref_fields([crossref_fields(work, keep_raw) for work in works])
+
+
+def _store_crossref_fields(batch: Sequence[dict[str, Any]]) -> int:
+    """Upsert checked crossref_fields by DOI (of one DOI the last wins); return how many."""
+    objects = {fields["doi"]: CrossrefWork(**fields) for fields in batch}
     if not objects:
         return 0
     CrossrefWork.objects.bulk_create(
         list(objects.values()),
         update_conflicts=True,
         unique_fields=["doi"],
-        update_fields=[
-            "title", "title_norm", "title_key", "container_title", "first_author", "authors",
-            "year", "type", "updated_by", "update_to", "raw", "imported_at",
-            "venue_key", "short_venue_key", "volume", "first_page",
-        ],
-    )  # fmt: skip
+        update_fields=_CROSSREF_UPDATED,
+    )
     return len(objects)
 
 
@@ -502,11 +716,9 @@ def _crossref_items(path: Path, report: ImportReport) -> Iterator[tuple[str, Any
         whole = stripped.startswith(b"{") and (b'"items"' in head) and b"\n{" not in stripped
         if whole:
             document = _whole_document(handle, path, limits)
-            items = (document.get("message") or document).get("items")
-            if not isinstance(items, list):
-                raise BadLine(f"{path}: expected 'items' (or 'message.items') to be a list")
+            where, items = _document_items(document, path)
             for index, item in enumerate(items):
-                yield f"{path}: items[{index}]", item
+                yield f"{path}: {where}[{index}]", item
             return
         previous = 0
         try:
@@ -527,6 +739,28 @@ def _crossref_items(path: Path, report: ImportReport) -> Iterator[tuple[str, Any
                     report.note_bad(f"{path}:{number}: not JSON: {exc}")
         except UnreadableInput as exc:
             report.stopped = str(exc)
+
+
+def _document_items(document: dict[str, Any], path: Path) -> tuple[str, list[Any]]:
+    """Return where the works are and the works of a {"items"} or {"message": {"items"}} file.
+
+    A Crossref API answer holds its works in "message"; a file of ours at the top. A document
+    of neither shape is refused whole, naming the JSON path that is wrong.
+    """
+    if "message" in document:
+        message = document["message"]
+        if not isinstance(message, dict):
+            raise BadLine(
+                f"{path}: $.message: expected an object with an 'items' list, "
+                f"found {_json_type(message)}"
+            )
+        where, items = "message.items", message.get("items")
+    else:
+        where, items = "items", document.get("items")
+    if not isinstance(items, list):
+        found = "nothing" if items is None else _json_type(items)
+        raise BadLine(f"{path}: $.{where}: expected a list of works, found {found}")
+    return where, items
 
 
 def _whole_document(handle: IO[bytes], path: Path, limits: Limits) -> Any:
@@ -557,29 +791,43 @@ def import_crossref_works(
     keep_raw: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
-    """Load Crossref works into the local DOI catalogue; bad items are reported and skipped."""
+    """Load Crossref works into the local DOI catalogue; bad items are reported and skipped.
+
+    A bad item (a field of the wrong type, a year outside YEARS, a DOI longer than its column,
+    a character PostgreSQL cannot store) is skipped with where it is and why; the items around
+    it are stored.
+    """
     report = ImportReport()
-    batch: list[dict[str, Any]] = []
+    batch: list[tuple[str, dict[str, Any]]] = []
     before = CrossrefWork.objects.count()
     limits = current_limits()
+
+    def store(items: list[tuple[str, dict[str, Any]]]) -> int:
+        return _store_crossref_fields([fields for _, fields in items])
+
+    def refused(item: tuple[str, dict[str, Any]], why: str) -> None:
+        report.note_bad(f"{item[0]}: the database refused it: {why}")
+
+    def flush() -> None:
+        if batch:
+            report.updated += sum(_store_apart_from_refused(batch, store, refused))
+            if progress:
+                progress(len(batch))
+
     for where, item in _crossref_items(path, report):
         try:
-            crossref_fields(item, limits=limits)
+            batch.append((where, crossref_fields(item, keep_raw, limits)))
         except BadLine as exc:
             report.note_bad(f"{where}: {exc}")
             continue
-        batch.append(item)
         if len(batch) >= batch_size:
-            report.updated += store_crossref_works(batch, keep_raw)
-            if progress:
-                progress(len(batch))
+            flush()
             batch = []
-    report.updated += store_crossref_works(batch, keep_raw)
-    if progress and batch:
-        progress(len(batch))
+    flush()
     report.inserted = CrossrefWork.objects.count() - before
     if report.inserted or report.updated:
-        settle_indexes("resolution_crossrefwork", "crossref_title_fts")
+        settle_catalogue("crossref")
+        refresh_title_words()
     report.updated -= report.inserted
     return report
 

@@ -224,12 +224,28 @@ def test_an_unreadable_csv_record_is_an_error_and_reading_goes_on() -> None:
     items = _parse(f"{HEADER}\n{_line()}{oversized}{_line(record_id='50003')}".encode())
     assert [type(i) for i in items] == [RetractionWatchRow, RowError, RetractionWatchRow]
     assert items[1] == RowError(
-        3,
-        "(row)",
-        "a field is longer than 131,072 characters, over the limit of 65,536 characters "
+        3, "Title", "200,000 characters, longer than the limit of 65,536 characters "
         "(the field size limit)",
-    )
+    )  # fmt: skip
     assert isinstance(items[2], RetractionWatchRow) and items[2].line == 4
+
+
+def test_an_oversize_cell_is_named_by_its_column_past_quotes_and_commas() -> None:
+    notes = 'a "quoted" word, and a comma; ' * 8_000  # 240,000 characters; quotes escaped in CSV
+    items = _parse(f"{HEADER}\n{_line(Notes=notes)}{_line(record_id='50003')}".encode())
+    assert items[0] == RowError(
+        2, "Notes", "240,000 characters, longer than the limit of 65,536 characters "
+        "(the field size limit)",
+    )  # fmt: skip
+    assert isinstance(items[1], RetractionWatchRow) and items[1].record_id == 50003
+
+
+def test_an_oversize_cell_over_many_lines_is_named_by_its_column() -> None:
+    reason = "a reason\n" * 20_000  # 180,000 characters on 20,000 lines: read only in part
+    items = _parse(f"{HEADER}\n{_line(Reason=reason)}".encode())
+    assert items[0] == RowError(
+        2, "Reason", "longer than the limit of 65,536 characters (the field size limit)"
+    )
 
 
 def test_a_row_with_too_few_or_too_many_fields_is_an_error() -> None:

@@ -84,9 +84,9 @@ def test_a_cell_over_the_field_limit_is_refused_with_its_column(
     assert errors == [
         f"{path}: line 2: Notes: 1,001 characters, longer than the limit of 1,000 characters "
         "(CITEREC_MAX_CSV_FIELD_CHARS)",
-        # Past the csv module's own limit the column is not known, only the row.
-        f"{path}: line 3: (row): a field is longer than 131,072 characters, over the limit of "
-        "1,000 characters (CITEREC_MAX_CSV_FIELD_CHARS)",
+        # Past the csv module's own limit too: the column and citerec's limit, not the csv's.
+        f"{path}: line 3: Title: 200,000 characters, longer than the limit of 1,000 characters "
+        "(CITEREC_MAX_CSV_FIELD_CHARS)",
     ]
     assert list(RetractionWatchRecord.objects.values_list("pk", flat=True)) == [3]
     assert "created 1" in out

@@ -13,7 +13,13 @@ from curation.resolution.management.reporting import finish_import
 
 
 class Command(BaseCommand):
-    help = "Import Crossref work objects into the local DOI catalogue."
+    # Exit status as import_arxiv_snapshot's: bad works are skipped and listed, exit 0; exit 1
+    # for a file that cannot be read, or an {"items"} document of the wrong shape as a whole.
+    help = (
+        "Import Crossref work objects into the local DOI catalogue. Each bad line or item is "
+        "skipped and printed as 'skipped FILE:LINE: reason' (exit status 0, the count in the "
+        "summary); exit 1 when the file cannot be read or is not a Crossref works document."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path)

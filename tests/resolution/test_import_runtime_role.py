@@ -1,0 +1,174 @@
+"""Catalogue imports run as the runtime role the README prescribes, to their end.
+
+The runtime role owns no index or table, and PostgreSQL lets only an owner merge a GIN
+pending list or ANALYZE; the imports reach both through the owner's SECURITY DEFINER function
+`resolution_settle_catalogue`. Each import runs in a real process connected as a runtime role
+made by `grant_runtime_role` (random name, dropped at the end), against this process's test
+database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlparse, urlunparse
+
+import psycopg
+import pytest
+from django.db import connection
+
+from curation.db_roles import grant_runtime_role
+from curation.models import Paper
+from curation.resolution.models import CrossrefWork, ResolutionRun, TitleWord
+from tests.conftest import REPO, database_url
+from tests.resolution.snapshot import snapshot_line
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class RuntimeRole:
+    """A runtime role of this test process, and how to reach the test database as it."""
+
+    def __init__(self) -> None:
+        self.name = f"citerec_test_imp_{secrets.token_hex(4)}"
+        self.password = secrets.token_hex(16)
+
+    def url(self) -> str:
+        parsed = urlparse(database_url(connection.settings_dict["NAME"]))
+        netloc = f"{self.name}:{quote(self.password)}@{parsed.netloc.rpartition('@')[2]}"
+        return urlunparse(parsed._replace(netloc=netloc))
+
+
+@pytest.fixture(scope="session")
+def runtime_role(django_db_setup: None, django_db_blocker: Any) -> Iterator[RuntimeRole]:
+    role = RuntimeRole()
+    with django_db_blocker.unblock():
+        grant_runtime_role(role.name, password=role.password)
+    yield role
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+        if not cursor.fetchone()[0]:  # DROP OWNED needs membership; CREATEROLE may grant it
+            cursor.execute(f'GRANT "{role.name}" TO CURRENT_USER')
+        cursor.execute(f'DROP OWNED BY "{role.name}"')
+        cursor.execute(f'DROP ROLE "{role.name}"')
+
+
+def run_as(role: RuntimeRole, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run a management command in its own process, connected as the runtime role."""
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("REDIS_URL")}
+    environment.pop("MIGRATION_DATABASE_URL", None)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env={**environment, "DEBUG": "1", "DATABASE_URL": role.url()},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def pending_pages(index: str) -> int:
+    """Merge what is left in a GIN index's pending list (as the owner); return its pages."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [index])
+        return int(cursor.fetchone()[0])
+
+
+def analyzed_at(*tables: str) -> dict[str, datetime | None]:
+    """Return when each table was last ANALYZEd by hand (not by autovacuum)."""
+    with psycopg.connect(database_url(connection.settings_dict["NAME"])) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        rows = conn.execute(
+            "SELECT relname, last_analyze FROM pg_stat_user_tables WHERE relname = ANY(%s)",
+            [list(tables)],
+        ).fetchall()
+    return dict(rows)
+
+
+def assert_analyzed_since(before: dict[str, datetime | None], *tables: str) -> None:
+    after = analyzed_at(*tables)
+    for table in tables:
+        assert after[table] is not None, f"{table} was never analyzed"
+        assert before.get(table) is None or after[table] > before[table], table  # type: ignore[operator]
+
+
+def test_the_arxiv_snapshot_imports_as_the_runtime_role(
+    runtime_role: RuntimeRole, tmp_path: Path
+) -> None:
+    path = tmp_path / "snapshot.jsonl"
+    path.write_text(
+        "\n".join(
+            snapshot_line(
+                f"2101.{n:05d}",
+                f"Runtime role paper {n}",
+                "Ana Moreau",
+                2021,
+                journal_ref=f"Phys. Rev. D {n} (2021) 1{n}",
+            )  # fmt: skip
+            for n in range(1, 40)
+        )
+        + "\n"
+    )
+    tables = ("curation_paper", "resolution_paperlocator")
+    before = analyzed_at(*tables)
+
+    result = run_as(runtime_role, "import_arxiv_snapshot", str(path), "--verbosity", "0")
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "must be owner" not in result.stderr
+    assert f"{path}: 39 papers added, 0 updated, 0 bad lines skipped" in result.stdout
+    # finish_import ran: the re-resolution after the catalogue grew was queued (and, with no
+    # broker, run in process as the runtime role).
+    assert "re-queued unresolved and malformed references" in result.stdout
+    assert ResolutionRun.objects.filter(selection__requeue="catalogue import").exists()
+    assert Paper.objects.filter(in_catalogue=True).count() == 39
+    assert pending_pages("paper_title_fts") == 0  # the import merged the pending list
+    assert_analyzed_since(before, *tables)
+    assert TitleWord.objects.filter(word="runtime", titles=39).exists()
+
+
+def test_crossref_works_import_as_the_runtime_role(
+    runtime_role: RuntimeRole, tmp_path: Path
+) -> None:
+    path = tmp_path / "works.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps(
+                {
+                    "DOI": f"10.1000/rt.{n}",
+                    "title": [f"Runtime role work {n}"],
+                    "issued": {"date-parts": [[2020]]},
+                }
+            )  # fmt: skip
+            for n in range(1, 40)
+        )
+        + "\n"
+    )
+    before = analyzed_at("resolution_crossrefwork")
+
+    result = run_as(runtime_role, "import_crossref_works", str(path), "--verbosity", "0")
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"{path}: 39 works added, 0 updated, 0 bad lines skipped" in result.stdout
+    assert "re-queued unresolved and malformed references" in result.stdout
+    assert ResolutionRun.objects.filter(selection__requeue="catalogue import").exists()
+    assert CrossrefWork.objects.count() == 39
+    assert pending_pages("crossref_title_fts") == 0
+    assert_analyzed_since(before, "resolution_crossrefwork")
+
+
+def test_the_runtime_role_can_settle_only_the_catalogue(runtime_role: RuntimeRole) -> None:
+    """The function it may call does one fixed job: it names no index or table of the caller's."""
+    with psycopg.connect(runtime_role.url()) as conn:
+        with pytest.raises(psycopg.errors.RaiseException, match="unknown catalogue"):
+            conn.execute("SELECT resolution_settle_catalogue('curation_observation')")
+        conn.rollback()
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT gin_clean_pending_list('obs_text_fts'::regclass)")
