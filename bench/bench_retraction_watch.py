@@ -1,10 +1,12 @@
 """Time the Retraction Watch CSV reader, and the database import, on a generated file.
 
-Usage: python bench/bench_retraction_watch.py [ROWS] [--db]
+Usage: python bench/bench_retraction_watch.py [ROWS] [--db [--cited N]]
 
 With --db the rows are also imported (first import, then a re-import of the same file) into a
 throwaway test database, created and dropped by the script (the embedded PostgreSQL unless
-DATABASE_URL is set).
+DATABASE_URL is set). With --cited N, N references first cite N of the file's papers, and each
+import is timed end to end as `import_retraction_watch` runs it: the rows, then the notices of
+the cited works whose rows changed (`refresh_in_batches`, Retraction Watch only).
 """
 
 from __future__ import annotations
@@ -78,8 +80,47 @@ def write_sample(path: Path, rows: int, seed: int = 7) -> None:
     path.write_bytes(data)
 
 
-def bench_db_import(path: Path, rows: int) -> None:
-    """Import the file twice into a throwaway database and print rows/s for each run."""
+def make_citing(count: int) -> None:
+    """Create one reference citing each of the first `count` papers of the file (by DOI)."""
+    from django.utils import timezone
+
+    from curation.audit import Actor, audited
+    from curation.models import CitedWork, Observation, Paper
+
+    now = timezone.now()
+    with audited(Actor.command("bench"), "bench setup"):
+        citing = Paper.objects.create(arxiv_id="9999.00001", title="Citing")
+        works = CitedWork.objects.bulk_create(
+            CitedWork(doi=f"10.1016/j.bench.paper.{k}") for k in range(1, count + 1)
+        )
+        Observation.objects.bulk_create(
+            Observation(paper=citing, source="bench", reference_index=i, cited_work=work,
+                        raw_text=f"A paper. {work.doi}", normalized_text=f"{i} {work.doi}",
+                        source_observed_at=now, changed_at=now)
+            for i, work in enumerate(works)
+        )  # fmt: skip
+
+
+def follow_up(changed_dois: set[str]) -> str:
+    """Refresh the cited works whose rows changed, as the command does; return a summary."""
+    from curation.audit import Actor
+    from curation.notices.models import NoticeSource
+    from curation.notices.selectors import cited_works_for_dois
+    from curation.notices.services import refresh_in_batches
+
+    start = time.perf_counter()
+    works = cited_works_for_dois(changed_dois)
+    done = refresh_in_batches(work_ids=works, actor=Actor.importer("bench"), reason="benchmark",
+                              sources=(NoticeSource.RETRACTION_WATCH,))  # fmt: skip
+    seconds = time.perf_counter() - start
+    changed = sum(o.notices_changed for o in done.outcomes)
+    return (f"{len(works):,} cited works refreshed ({changed:,} notices changed) in "
+            f"{seconds:.2f} s = {len(works) / max(seconds, 1e-9):,.0f} works/s")  # fmt: skip
+
+
+def bench_db_import(path: Path, rows: int, cited: int = 0) -> None:
+    """Import the file twice into a throwaway database and print rows/s for each run (and,
+    with `cited`, the follow-up refresh of the works cited)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
     import django
 
@@ -92,6 +133,8 @@ def bench_db_import(path: Path, rows: int) -> None:
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
+        if cited:
+            make_citing(cited)
         for label in ("first import", "re-import"):
             start = time.perf_counter()
             outcome = retraction_watch_import(
@@ -107,12 +150,14 @@ def bench_db_import(path: Path, rows: int) -> None:
                 f"{run.updated:,}, unchanged {run.unchanged:,}) in {seconds:.2f} s "
                 f"= {rows / seconds:,.0f} rows/s"
             )
+            if cited:
+                print(f"   then {follow_up(outcome.changed_dois)}")
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    args = [a for a in sys.argv[1:2] if not a.startswith("--")]
     rows = int(args[0]) if args else 70_000
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "retraction_watch.csv"
@@ -125,7 +170,8 @@ def main() -> None:
         states = [superseding_state(g) for g in group_by_paper(parsed)]
         total_s = time.perf_counter() - start
         if "--db" in sys.argv:
-            bench_db_import(path, rows)
+            cited = int(sys.argv[sys.argv.index("--cited") + 1]) if "--cited" in sys.argv else 0
+            bench_db_import(path, rows, cited)
     redecoded = sum(r.redecoded for r in parsed)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"

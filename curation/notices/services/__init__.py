@@ -13,6 +13,7 @@ from .refresh import (
     notice_values,
     recompute_notices,
     refresh,
+    refresh_in_batches,
     refresh_many,
     store_answers,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "notice_values",
     "recompute_notices",
     "refresh",
+    "refresh_in_batches",
     "refresh_many",
     "retraction_watch_import",
     "review_decide",

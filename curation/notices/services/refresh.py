@@ -22,6 +22,7 @@ from curation.models import CitedWork, Observation
 
 from .. import events as ev
 from ..follow import (
+    REFRESH_BATCH,
     locked_with_notices,
     notice_values_by_work,
     store_computed_notices,
@@ -125,6 +126,26 @@ def refresh_many(
     asked = [work for work in works if work.pk in answers]
     outcomes = _store(asked, answers, actor=actor, reason=reason) if asked else []
     return BatchRefresh(outcomes=outcomes, failed=failed)
+
+
+def refresh_in_batches(
+    *,
+    work_ids: Iterable[int],
+    actor: Actor,
+    reason: str,
+    sources: Iterable[str] = ALL_SOURCES,
+    batch: int = REFRESH_BATCH,
+) -> BatchRefresh:
+    """`refresh_many` over any number of works, `batch` works per transaction (the follow-up of
+    an import that changed what a source says about many works)."""
+    ids, sources = sorted(set(work_ids)), tuple(sources)
+    total = BatchRefresh(outcomes=[], failed=[])
+    for start in range(0, len(ids), batch):
+        works = list(CitedWork.objects.filter(pk__any=ids[start : start + batch]).order_by("pk"))
+        done = refresh_many(works=works, actor=actor, reason=reason, sources=sources)
+        total.outcomes += done.outcomes
+        total.failed += done.failed
+    return total
 
 
 def store_answers(

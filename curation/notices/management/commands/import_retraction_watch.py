@@ -12,7 +12,6 @@ from tqdm import tqdm
 
 from curation.audit import Actor
 from curation.limits import Limits, current_limits
-from curation.models import CitedWork
 from curation.notices.models import NoticeSource
 from curation.notices.retraction_watch import (
     CsvLimits,
@@ -20,7 +19,7 @@ from curation.notices.retraction_watch import (
     read_retraction_watch,
 )
 from curation.notices.selectors import cited_works_for_dois
-from curation.notices.services import refresh, retraction_watch_import
+from curation.notices.services import refresh_in_batches, retraction_watch_import
 
 ERRORS_SHOWN = 50
 
@@ -76,12 +75,11 @@ class Command(BaseCommand):
         )
         if options["no_refresh"]:
             return
-        works = sorted(cited_works_for_dois(outcome.changed_dois))
-        for work in CitedWork.objects.filter(pk__in=works).order_by("pk"):
-            refresh(
-                work=work,
-                actor=actor,
-                reason=f"Retraction Watch rows changed ({options['reason']})",
-                sources=(NoticeSource.RETRACTION_WATCH,),
-            )
+        works = cited_works_for_dois(outcome.changed_dois)
+        refresh_in_batches(
+            work_ids=works,
+            actor=actor,
+            reason=f"Retraction Watch rows changed ({options['reason']})",
+            sources=(NoticeSource.RETRACTION_WATCH,),
+        )
         self.stdout.write(f"notices recomputed for {len(works)} cited work(s)")
