@@ -1,18 +1,24 @@
-"""Resolve a run through real Celery workers and print references/s end to end.
+"""Resolve a run through the Procfile's Celery workers and print references/s end to end.
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/citerec_bench REDIS_URL=redis://127.0.0.1:6379/1 \
-        python bench/bench_celery_resolve.py --catalogue 100000 --refs 20000 [--kill]
+        python bench/bench_celery_resolve.py --catalogue 3000000 --refs 10000 [--layouts 1x2] [--kill]
 
 A database `bench_celery_<catalogue>` is created (kept between runs: the generated arXiv
 snapshot of bench_catalogue.py is imported once). Each layout starts from the catalogue alone:
 what earlier runs wrote (observations, resolutions, works, notices, history) is emptied first,
-so every run measures the same database (--keep-runs keeps it). For each worker layout — 1 worker x 1 process,
-1 worker x 2 processes, 2 workers x 2 processes — the script makes 20,000 new observations
-(mixed references as in bench_resolve.py: 40% with an arXiv id, 40% title only, 20% absent
-titles and author fragments), starts the workers, warms them with a small run, then times the
-run from dispatch (`dispatch_run`) until its status is done: verdicts, observation and
-resolution rows and their history, all written by the workers. It then checks that every
-observation was resolved exactly once (run.done == total, one resolution history insert each).
+so every run measures the same database (--keep-runs keeps it).
+
+The workers are the Procfile's, started from their own lines as production runs them: the
+`worker` process (its count and concurrency by --layouts: 1x2 is one worker of two processes)
+and every other Celery worker line once (`notices`). For each layout the script makes --refs new
+observations (mixed references as in bench_resolve.py: 40% with an arXiv id, 40% title only,
+20% absent titles and author fragments), warms the workers with a small run, then times the run
+from dispatch (`dispatch_run`) until its status is done, and on until everything it caused is
+finished: every queue empty and no job taken and unacknowledged (the standing notices of the
+newly linked works, `refresh_works` on the notices pool). It prints both figures, the CPU per
+reference of each pool and of PostgreSQL (split by the sessions' application_name), the notices'
+share of it all, and checks that every observation was resolved exactly once. --queues resolution
+runs the `worker` process alone on that queue: the figure before follow-up work was counted.
 
 --kill: a 2-process worker is killed with SIGKILL (main process and its pool) a few seconds
 into the run and a new one started at once; the lost chunks come back after the broker's
