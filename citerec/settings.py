@@ -149,15 +149,20 @@ WHITENOISE_USE_FINDERS = True
 # Proxies in front of the app that append to X-Forwarded-For; 0 ignores the header, so a client
 # cannot dodge throttles or lockouts by sending a new address each time (citerec/client_ip.py).
 NUM_PROXIES = env_int("NUM_PROXIES", 0)
-# django-axes: a wrong password counts against the account and against the address; either
-# reaching the limit refuses logins (the right password too) until the cool-off has passed.
+# django-axes: wrong passwords lock an (account, address) pair, so an attacker elsewhere cannot
+# lock a curator out of their own address; an address past its cap over all accounts is locked
+# for every account, for longer (citerec/login_lockout.py). A lock refuses the right password too.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "citerec.login_lockout.PairAndAddressLockout"
 AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+ADMIN_LOGIN_ADDRESS_FAILURE_LIMIT = env_int("ADMIN_LOGIN_ADDRESS_FAILURE_LIMIT", 20)
+ADMIN_LOGIN_ADDRESS_COOLOFF = timedelta(minutes=env_int("ADMIN_LOGIN_ADDRESS_COOLOFF_MINUTES", 60))
+AXES_COOLOFF_MESSAGE = "Too many wrong passwords from this address: try again later."
 AXES_CLIENT_IP_CALLABLE = "citerec.client_ip.client_address"
 AXES_RESET_ON_SUCCESS = True
 

@@ -1,9 +1,14 @@
 """The history context every write to curated data carries: who, where from, why, which task.
 
-pghistory sends the context to PostgreSQL as transaction-local settings
-(`pghistory.context_id`, `pghistory.context_metadata`) in front of each statement, and the history
-triggers attach them to every event. Two things pghistory leaves to us:
+The context goes to PostgreSQL as transaction-local settings (`pghistory.context_id`,
+`pghistory.context_metadata`) in front of each writing statement, and the history triggers attach
+it to every event. Three things pghistory leaves to us:
 
+- A context must be the application's, not any SQL session's: whoever holds the runtime role's
+  password could set those settings and write as "user:alice". So each statement also carries a
+  signature (`curation.history.context_signature`) made with a key derived from SECRET_KEY and
+  bound to a secret of this connection, and the database refuses a context from the runtime
+  role without a valid one (README "Database roles"). `audited()` is the only thing that signs.
 - Leaving a block does not clear those settings, so inside one outer transaction a later write
   would still be recorded under the finished block's context. `audited()` clears them on the way
   out, so such a write has no context and the event tables' check constraint refuses it.
@@ -15,18 +20,21 @@ triggers attach them to every event. Two things pghistory leaves to us:
 from __future__ import annotations
 
 import json
+import secrets
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-import pghistory
-from django.db import connection
+import psycopg
+from django.db import connection, transaction
 from pghistory import config as pghistory_config
 from pghistory import runtime as pghistory_runtime
 from psycopg.pq import TransactionStatus
 
+from .history import SESSION_SETTING, SIGNATURE_SETTING, context_signature
 from .states import ChangeSource
 
 
@@ -87,30 +95,133 @@ def audited(actor: Actor, reason: str) -> Iterator[None]:
         "task_id": actor.task_id,
     }
     outer = _active_context()
-    if outer is None:
-        with pghistory.context(**metadata):
-            try:
-                yield
-            finally:
-                _send_to_database(None)
-    elif metadata.items() <= outer.metadata.items():
+    if outer is not None and metadata.items() <= outer.metadata.items():
         yield  # the same change (e.g. a service called by a service): one context
-    else:
-        # pghistory's tracker is module state, not API; tests/curation/test_audit_context.py
-        # pins the behaviour, so a pghistory upgrade that changes it fails there.
-        pghistory_runtime._tracker.value = pghistory_runtime.Context(
-            id=uuid.uuid4(), metadata=metadata
-        )
-        try:
+        return
+    # pghistory's tracker is module state, not API; tests/curation/test_audit_context.py
+    # pins the behaviour, so a pghistory upgrade that changes it fails there. A
+    # `pghistory.context(key=...)` inside the block adds to this metadata, as pghistory does.
+    pghistory_runtime._tracker.value = pghistory_runtime.Context(id=uuid.uuid4(), metadata=metadata)
+    try:
+        with _signing():
             yield
-        finally:
+    finally:
+        if outer is None:
+            del pghistory_runtime._tracker.value
+        else:
             pghistory_runtime._tracker.value = outer
-            _send_to_database(outer)
+        _send_to_database(outer)
 
 
 def _active_context() -> Any:
     """Return pghistory's context for this thread, or None outside every block."""
     return getattr(pghistory_runtime._tracker, "value", None)
+
+
+def _signing() -> Any:
+    """Sign the context in front of every writing statement, unless an outer block already does."""
+    if _inject_signed_context in connection.execute_wrappers:
+        return nullcontext()
+    return connection.execute_wrapper(_inject_signed_context)
+
+
+def _context_settings(context: Any) -> tuple[str, str, str]:
+    """Return the id, metadata and signature texts that name `context` in the database."""
+    context_id = str(context.id)
+    metadata = json.dumps(context.metadata, cls=pghistory_config.json_encoder())
+    return context_id, metadata, context_signature(_history_session(), context_id, metadata)
+
+
+def _inject_signed_context(
+    execute: Callable[..., Any], sql: Any, params: Any, many: bool, context: dict[str, Any]
+) -> Any:
+    """Put the signed context in front of a writing statement (pghistory's injection, signed).
+
+    The same statements as pghistory's own wrapper get it (not reads, not named cursors, not
+    an aborted transaction), in the same round trip as the statement (a statement run many
+    times: just before it).
+    """
+    tracked = _active_context()
+    if tracked is None or not pghistory_runtime._can_inject_variable(context["cursor"], sql):
+        return execute(sql, params, many, context)
+    values = _context_settings(tracked)
+    if many:
+        # A statement run many times is prepared, and a prepared statement holds one command:
+        # the context goes first, in one transaction with it.
+        with transaction.atomic(using=context["connection"].alias):
+            context["cursor"].cursor.execute(_SET_CONTEXT, values)
+            return execute(sql, params, many, context)
+    is_bytes = isinstance(sql, bytes)
+    text = sql.decode() if is_bytes else sql
+    if isinstance(params, dict):
+        params = {**params, **dict(zip(_NAMES, values, strict=True))}
+        prefix = _set_context_sql(*(f"%({name})s" for name in _NAMES))
+    else:  # psycopg does not mix named and positional parameters: keep the statement's kind
+        params = (*values, *(params or ()))
+        prefix = _SET_CONTEXT
+    text = f"{prefix}; {text}"
+    return pghistory_runtime._execute_wrapper(
+        execute(text.encode() if is_bytes else text, params, many, context)
+    )
+
+
+def _set_context_sql(context_id: str, metadata: str, signature: str) -> str:
+    """Return the statement that sets the transaction's history settings from these placeholders."""
+    return (
+        f"SELECT set_config('pghistory.context_id', {context_id}, true), "
+        f"set_config('pghistory.context_metadata', {metadata}, true), "
+        f"set_config('{SIGNATURE_SETTING}', {signature}, true)"
+    )
+
+
+_SET_CONTEXT = _set_context_sql("%s", "%s", "%s")
+_NAMES = ("citerec__context_id", "citerec__context_metadata", "citerec__context_signature")
+
+
+@dataclass
+class _Session:
+    """A connection's history session secret, and whether the database keeps it for good."""
+
+    secret: str
+    kept: bool = False
+
+
+# By psycopg connection: a new connection (reconnect, CONN_MAX_AGE) gets a new secret.
+_sessions: weakref.WeakKeyDictionary[Any, _Session] = weakref.WeakKeyDictionary()
+
+
+def _history_session() -> str:
+    """Return this connection's session secret, giving it to the database first when needed.
+
+    A session setting set inside a transaction is undone if that transaction (or a savepoint
+    around it) rolls back, so until one holding it has committed it is given again before each
+    signed statement; set outside a transaction it is kept at once.
+    """
+    connection.ensure_connection()
+    raw = connection.connection
+    session = _sessions.get(raw)
+    if session is None:
+        session = _sessions[raw] = _Session(secrets.token_hex(32))
+    if session.kept:
+        return session.secret
+    # Server-side binding (psycopg's plain Cursor, not Django's client-side one): the secret
+    # travels as a parameter and never shows in pg_stat_activity's query text.
+    with psycopg.Cursor(raw) as cursor:
+        cursor.execute(f"SELECT set_config('{SESSION_SETTING}', %s, false)", [session.secret])
+    if raw.info.transaction_status == TransactionStatus.IDLE:
+        session.kept = True
+    elif connection.in_atomic_block:
+        transaction.on_commit(lambda: _keep_if_committed(session))
+    return session.secret
+
+
+def _keep_if_committed(session: _Session) -> None:
+    """Mark the secret kept once the transaction that set it has committed.
+
+    Django runs commit hooks after the outermost block; a test's captured hooks run inside it,
+    where nothing has committed yet.
+    """
+    session.kept = not connection.in_atomic_block
 
 
 def _send_to_database(context: Any) -> None:
@@ -125,14 +236,6 @@ def _send_to_database(context: Any) -> None:
         return
     if raw.info.transaction_status != TransactionStatus.INTRANS:
         return
-    if context is None:
-        context_id, metadata = "", ""
-    else:
-        context_id = str(context.id)
-        metadata = json.dumps(context.metadata, cls=pghistory_config.json_encoder())
+    values = ("", "", "") if context is None else _context_settings(context)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('pghistory.context_id', %s, true), "
-            "set_config('pghistory.context_metadata', %s, true)",
-            [context_id, metadata],
-        )
+        cursor.execute(_SET_CONTEXT, values)

@@ -63,7 +63,11 @@ def _run(command: list[str], env: dict[str, str]) -> None:
 def dump_database(path: Path) -> None:
     """Write the whole database (data, history, triggers) to path in pg_dump's custom format."""
     args, env = _connection_args()
-    _run([_tool("pg_dump"), "--format=custom", "--no-owner", "--file", str(path), *args], env)
+    # The history signing key stays out of every dump (and the runtime role may not read it):
+    # grant_runtime_role writes it again after a restore (curation/db_roles.py).
+    no_key = "--exclude-table=citerec_history_key"
+    dump = [_tool("pg_dump"), "--format=custom", "--no-owner", no_key, "--file", str(path)]
+    _run([*dump, *args], env)
 
 
 def restore_database(path: Path, database: str) -> None:

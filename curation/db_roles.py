@@ -1,9 +1,12 @@
-"""The runtime database role: it writes curated data and appends history, and nothing more.
+"""The runtime database role: it writes curated data, and history follows, written by the owner.
 
 The migration role owns the schema and runs `migrate`. The runtime role (the web, workers and
-beat) gets SELECT/INSERT/UPDATE/DELETE on the data tables and only SELECT/INSERT on the history
-(pghistory event tables and pghistory_context), owns nothing, and so cannot UPDATE, DELETE or
-TRUNCATE history, ALTER a table or disable its triggers. See README "Database roles".
+beat) gets SELECT/INSERT/UPDATE/DELETE on the data tables and only SELECT on the history
+(pghistory event tables, pghistory_context, the contexts' origins), owns nothing, and so cannot
+write, rewrite, delete or TRUNCATE history, ALTER a table or disable its triggers. History is
+written by the owner's trigger functions (SECURITY DEFINER, search path pinned), and a context
+from the runtime role counts only when signed with the key this module installs, derived from
+SECRET_KEY (curation/history.py). See README "Database roles".
 """
 
 from __future__ import annotations
@@ -15,10 +18,20 @@ from django.apps import apps
 from django.db import connections, transaction
 from django.db.backends.utils import CursorWrapper
 
+from .history import (
+    ORIGIN_TABLE,
+    SIGNATURE_SETTING,
+    SIGNING_KEY_TABLE,
+    signing_key,
+    signing_key_pads,
+)
+
 DATA_PRIVILEGES = "SELECT, INSERT, UPDATE, DELETE"
-HISTORY_PRIVILEGES = "SELECT, INSERT"
+HISTORY_PRIVILEGES = "SELECT"
 # The migration log is the owner's business; the runtime role may only read it.
 READ_ONLY_TABLES = ("django_migrations",)
+# What the database checks history signatures with: no one but the owner may even read it.
+OWNER_ONLY_TABLES = (SIGNING_KEY_TABLE,)
 _ROLE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
@@ -30,7 +43,7 @@ def history_tables() -> list[str]:
     """Return the tables that hold history: pghistory's contexts and every event table."""
     from pghistory.models import Context, Event
 
-    tables = {Context._meta.db_table}
+    tables = {Context._meta.db_table, ORIGIN_TABLE}
     for model in apps.get_models():
         if issubclass(model, Event) and model._meta.managed and not model._meta.proxy:
             tables.add(model._meta.db_table)
@@ -42,7 +55,9 @@ def grant_runtime_role(role: str, *, using: str = "default", password: str | Non
 
     Runs as the schema owner (the migration role), in one transaction, and starts from no
     privileges each time, so it is idempotent and also takes back anything granted by hand.
-    Tables created later get SELECT and INSERT only until this runs again after `migrate`.
+    Tables created later get SELECT only until this runs again after `migrate`. It also writes
+    the history signing key (from SECRET_KEY: run it again after changing SECRET_KEY) and makes
+    the history-writing functions run as the owner (`migrate` may have re-created them).
     """
     if not _ROLE_NAME.match(role):
         raise RoleError(f"runtime role {role!r}: use lower-case letters, digits and _ only")
@@ -57,6 +72,7 @@ def grant_runtime_role(role: str, *, using: str = "default", password: str | Non
                 "the runtime role must be another one"
             )
         created = _ensure_role(cursor, role, owner, password)
+        _ensure_signing_key_table(cursor, quote(schema))
         tables = set(connection.introspection.table_names(cursor))
         r, s = quote(role), quote(schema)
         statements = [
@@ -70,7 +86,9 @@ def grant_runtime_role(role: str, *, using: str = "default", password: str | Non
             f"GRANT {DATA_PRIVILEGES} ON ALL TABLES IN SCHEMA {s} TO {r}",
             f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {s} TO {r}",
             *_revoke(quote, "INSERT, UPDATE, DELETE", READ_ONLY_TABLES, tables, r),
-            *_revoke(quote, "UPDATE, DELETE", history_tables(), tables, r),
+            *_revoke(quote, "INSERT, UPDATE, DELETE", history_tables(), tables, r),
+            *_revoke(quote, "ALL", OWNER_ONLY_TABLES, tables, r),
+            *_revoke(quote, "ALL", OWNER_ONLY_TABLES, tables, "PUBLIC"),
             # Future tables: never more than history privileges until this command has run.
             f"ALTER DEFAULT PRIVILEGES FOR ROLE {quote(owner)} IN SCHEMA {s} "
             f"REVOKE ALL ON TABLES FROM {r}",
@@ -81,13 +99,16 @@ def grant_runtime_role(role: str, *, using: str = "default", password: str | Non
         ]
         for statement in statements:
             cursor.execute(statement)
+        _install_signing_key(cursor, quote(schema))
         pinned = _pin_trigger_search_path(cursor, quote, schema)
+        writers = _history_written_by_owner(cursor, quote, schema)
         cursor.execute("SELECT has_schema_privilege(%s, %s, 'CREATE')", [role, schema])
         can_create = cursor.fetchone()[0]
     done = (
         f"{'created' if created else 'updated'} runtime role {role} in {database}.{schema}: "
         f"{DATA_PRIVILEGES} on data tables, {HISTORY_PRIVILEGES} on "
-        f"{len(history_tables())} history tables; search path pinned on {pinned} trigger functions"
+        f"{len(history_tables())} history tables; search path pinned on {pinned} trigger "
+        f"functions; history written by {writers} owner functions; history signing key installed"
     )
     if can_create:  # PostgreSQL before 15 lets PUBLIC create in the public schema
         done += f"\nwarning: {role} may create objects in {schema}: REVOKE CREATE ON SCHEMA {s} FROM PUBLIC"
@@ -149,4 +170,69 @@ def _pin_trigger_search_path(
     functions = [row[0] for row in cursor.fetchall()]
     for function in functions:
         cursor.execute(f"ALTER FUNCTION {function} SET search_path = {quote(schema)}, pg_temp")
+    return len(functions)
+
+
+def _ensure_signing_key_table(cursor: CursorWrapper, schema: str) -> None:
+    """Create the owner-only table of the history signing key if it is missing.
+
+    It is made here, not by a migration, because backups leave it out (the key never travels in
+    a dump: curation/backup.py), so after a restore this command makes it again.
+    """
+    cursor.execute(
+        f"CREATE TABLE IF NOT EXISTS {schema}.{SIGNING_KEY_TABLE} ("
+        "id smallint PRIMARY KEY CHECK (id = 1), inner_pad bytea NOT NULL, "
+        "outer_pad bytea NOT NULL, installed_at timestamptz NOT NULL)"
+    )
+
+
+def _install_signing_key(cursor: CursorWrapper, schema: str) -> None:
+    """Write this deployment's history signing key (HMAC pads) for the database to check with."""
+    inner, outer = signing_key_pads(signing_key())
+    cursor.execute(
+        f"INSERT INTO {schema}.{SIGNING_KEY_TABLE} (id, inner_pad, outer_pad, installed_at) "
+        "VALUES (1, %s, %s, now()) ON CONFLICT (id) DO UPDATE SET inner_pad = EXCLUDED.inner_pad, "
+        "outer_pad = EXCLUDED.outer_pad, installed_at = EXCLUDED.installed_at "
+        f"WHERE {SIGNING_KEY_TABLE}.inner_pad IS DISTINCT FROM EXCLUDED.inner_pad",
+        [inner, outer],
+    )
+
+
+def _history_written_by_owner(
+    cursor: CursorWrapper, quote: Callable[[str], str], schema: str
+) -> int:
+    """Make the functions that write history run as the owner, as triggers only; return how many.
+
+    They are `_pgh_attach_context()` and every trigger function that calls it (the pghistory
+    triggers). SECURITY DEFINER lets them write the tables the runtime role may only read; taking
+    EXECUTE from PUBLIC stops anyone using one in a trigger of their own (a trigger fires
+    whatever its caller's privileges). pgtrigger re-creates a trigger's function when the trigger
+    changes, which resets all this, so it runs after every `migrate` with the grants.
+    """
+    cursor.execute(
+        "SELECT p.oid::regprocedure::text, position(%s in p.prosrc) > 0 FROM pg_proc p "
+        "WHERE p.proname = '_pgh_attach_context' AND p.pronargs = 0 "
+        "AND p.pronamespace = current_schema()::regnamespace",
+        [SIGNATURE_SETTING],
+    )
+    attach = cursor.fetchone()
+    if attach is None or not attach[1]:
+        # Something (pghistory's own installer) put back a function that takes any context.
+        raise RoleError(
+            "_pgh_attach_context() is not citerec's signed version: run `manage.py migrate` "
+            "(curation 0010) and never PGHISTORY_INSTALL_CONTEXT_FUNC_ON_MIGRATE"
+        )
+    cursor.execute(
+        "SELECT DISTINCT p.oid::regprocedure::text FROM pg_trigger t "
+        "JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_class c ON c.oid = t.tgrelid "
+        "WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal "
+        "AND p.proowner = current_user::regrole AND p.prosrc LIKE %s",
+        ["%\\_pgh\\_attach\\_context()%"],
+    )
+    functions = [attach[0], *(row[0] for row in cursor.fetchall())]
+    for function in functions:
+        cursor.execute(
+            f"ALTER FUNCTION {function} SECURITY DEFINER SET search_path = {quote(schema)}, pg_temp"
+        )
+        cursor.execute(f"REVOKE EXECUTE ON FUNCTION {function} FROM PUBLIC")
     return len(functions)

@@ -1,21 +1,22 @@
-"""The runtime role writes audited data but cannot rewrite, delete or switch off history.
+"""The runtime role writes audited data but cannot forge, rewrite, delete or switch off history.
 
 Roles are cluster-wide, so each test process makes its own runtime role (random name) with
 `grant_runtime_role`, connects as it with a second connection, and drops it at the end; other
-runs on the same server never see it.
+runs on the same server never see it. Where a test needs a context the application would send,
+it signs one as `curation.audit` does (`sign_context`), with the key of this test's SECRET_KEY.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import secrets
 import subprocess
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
+import uuid
+from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlparse, urlunparse
 
 import psycopg
 import pytest
@@ -24,46 +25,57 @@ from django.db import connection
 from psycopg import errors
 
 from curation.db_roles import RoleError, grant_runtime_role, history_tables
+from curation.history import (
+    ORIGIN_TABLE,
+    SESSION_SETTING,
+    SIGNATURE_SETTING,
+    SIGNING_KEY_TABLE,
+    context_signature,
+)
 from tests.conftest import REPO, SAMPLE_RECORD, database_url
+from tests.runtime_roles import RuntimeRole, runtime_role_fixture
 
 pytestmark = pytest.mark.django_db
 
 EVENT_TABLE = "curation_observationevent"
 CONTEXT_TABLE = "pghistory_context"
-CONTEXT_SQL = (
-    "SELECT set_config('pghistory.context_id', gen_random_uuid()::text, true), "
-    'set_config(\'pghistory.context_metadata\', \'{"actor": "test", "reason": "test"}\', true)'
-)
+TEST_METADATA = json.dumps({"actor": "test", "reason": "test"})
+ALICE = json.dumps({"actor": "user:alice", "source": "admin", "reason": "checked", "user": 1})
+INSERT_SOURCE = "INSERT INTO curation_standingsource (name, label, description) VALUES (%s, %s, '')"
 
 
-@dataclass(frozen=True)
-class RuntimeRole:
-    name: str
-    password: str
+def sign_context(
+    conn: psycopg.Connection[Any],
+    metadata: str = TEST_METADATA,
+    *,
+    key: bytes | None = None,
+    session: str | None = None,
+) -> tuple[str, str, str]:
+    """Set a history context as curation.audit does; return its id, metadata and signature.
 
-    def url(self, database: str) -> str:
-        """Return the URL of `database` on the test server, connecting as this role."""
-        parsed = urlparse(database_url(database))
-        netloc = f"{self.name}:{quote(self.password)}@{parsed.netloc.rpartition('@')[2]}"
-        return urlunparse(parsed._replace(netloc=netloc))
+    The session secret goes as a server-side parameter (psycopg's default), as the app sends it.
+    """
+    session = session or secrets.token_hex(32)
+    conn.execute(f"SELECT set_config('{SESSION_SETTING}', %s, false)", [session])
+    context_id = str(uuid.uuid4())
+    signature = context_signature(session, context_id, metadata, key)
+    set_context(conn, context_id, metadata, signature)
+    return context_id, metadata, signature
 
-    def connect(self, database: str | None = None) -> psycopg.Connection[Any]:
-        """Open a connection to the test database (or another) as this role."""
-        return psycopg.connect(self.url(database or connection.settings_dict["NAME"]))
+
+def set_context(
+    conn: psycopg.Connection[Any], context_id: str, metadata: str, signature: str
+) -> None:
+    """Set the transaction's history settings to these texts, signed or not."""
+    conn.execute(
+        "SELECT set_config('pghistory.context_id', %s, true), "
+        "set_config('pghistory.context_metadata', %s, true), "
+        f"set_config('{SIGNATURE_SETTING}', %s, true)",
+        [context_id, metadata, signature],
+    )
 
 
-@pytest.fixture(scope="session")
-def runtime_role(django_db_setup: None, django_db_blocker: Any) -> Iterator[RuntimeRole]:
-    role = RuntimeRole(f"citerec_test_rt_{secrets.token_hex(4)}", secrets.token_hex(16))
-    with django_db_blocker.unblock():
-        grant_runtime_role(role.name, password=role.password)
-    yield role
-    with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-        if not cursor.fetchone()[0]:  # DROP OWNED needs membership; CREATEROLE may grant it
-            cursor.execute(f'GRANT "{role.name}" TO CURRENT_USER')
-        cursor.execute(f'DROP OWNED BY "{role.name}"')
-        cursor.execute(f'DROP ROLE "{role.name}"')
+runtime_role = runtime_role_fixture("citerec_test_rt")
 
 
 def _refused(role: RuntimeRole, *statements: str) -> type[Exception]:
@@ -111,9 +123,9 @@ def test_runtime_role_cannot_alter_tables_or_switch_triggers_off(
 
 
 def test_runtime_role_writes_only_with_a_context(runtime_role: RuntimeRole) -> None:
-    insert = "INSERT INTO curation_standingsource (name, label, description) VALUES (%s, %s, '')"
+    insert = INSERT_SOURCE
     with runtime_role.connect() as conn:
-        conn.execute(CONTEXT_SQL)
+        sign_context(conn)
         conn.execute(insert, ["rt-source", "Runtime source"])
         conn.execute(
             "UPDATE curation_standingsource SET label = 'renamed' WHERE name = 'rt-source'"
@@ -134,7 +146,7 @@ def test_a_temporary_table_cannot_catch_the_history(runtime_role: RuntimeRole) -
             "CREATE TEMP TABLE curation_standingsourceevent (LIKE public.curation_standingsourceevent)"
         )
         conn.execute("CREATE TEMP TABLE pghistory_context (LIKE public.pghistory_context)")
-        conn.execute(CONTEXT_SQL)
+        sign_context(conn)
         conn.execute(
             "INSERT INTO curation_standingsource (name, label, description) VALUES ('t', 't', '')"
         )
@@ -145,6 +157,137 @@ def test_a_temporary_table_cannot_catch_the_history(runtime_role: RuntimeRole) -
         ).fetchone()
         conn.rollback()
     assert counts == (1, 0, 0)
+
+
+# --- Forging history (issue 28 item 7): each way in, refused as the runtime role ------------
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # A backdated event for an existing object, under a context the writer makes up.
+        "INSERT INTO curation_standingsourceevent (id, name, label, description, pgh_created_at, "
+        "pgh_label, pgh_obj_id, pgh_context_id) "
+        "VALUES (1, 'old', 'old', '', '2020-01-01', 'insert', 1, gen_random_uuid())",
+        "INSERT INTO pghistory_context (id, metadata, created_at, updated_at) "
+        'VALUES (gen_random_uuid(), \'{"actor": "user:alice", "source": "admin"}\', '
+        "'2020-01-01', '2020-01-01')",
+        f"INSERT INTO {ORIGIN_TABLE} (context_id, db_role, backend_pid, signed, recorded_at) "
+        "VALUES (gen_random_uuid(), 'citerec_owner', 1, true, '2020-01-01')",
+        f"SELECT * FROM {SIGNING_KEY_TABLE}",
+        "SELECT _pgh_attach_context()",
+    ],
+    ids=["backdated-event", "context", "origin", "read-signing-key", "call-attach-context"],
+)
+def test_runtime_role_cannot_write_history_itself_or_read_the_key(
+    runtime_role: RuntimeRole, statement: str
+) -> None:
+    def signed_then(conn: psycopg.Connection[Any]) -> None:
+        sign_context(conn)  # even under a context the application signed
+        conn.execute(statement)
+
+    with runtime_role.connect() as conn:
+        with pytest.raises(errors.InsufficientPrivilege):
+            signed_then(conn)
+        conn.rollback()
+
+
+def test_runtime_role_cannot_borrow_a_history_trigger_function(runtime_role: RuntimeRole) -> None:
+    """A trigger of one's own on a temporary table would run the owner's event writer."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.oid::regprocedure::text FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid "
+            "WHERE t.tgrelid = 'curation_standingsource'::regclass AND t.tgname LIKE '%insert%'"
+        )
+        (writer,) = cursor.fetchone()
+    assert (
+        _refused(
+            runtime_role,
+            "CREATE TEMP TABLE new_rows (LIKE public.curation_standingsource)",
+            "CREATE TRIGGER borrow AFTER INSERT ON new_rows REFERENCING NEW TABLE AS new_values "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {writer}",
+        )
+        is errors.InsufficientPrivilege
+    )
+
+
+def _source_label(name: str) -> str | None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT label FROM curation_standingsource WHERE name = %s", [name])
+        row = cursor.fetchone()
+    return None if row is None else str(row[0])
+
+
+@pytest.mark.parametrize(
+    "forge",
+    ["unsigned", "another-key", "other-metadata", "no-session"],
+)
+def test_a_context_the_application_did_not_sign_is_refused(
+    runtime_role: RuntimeRole, forge: str
+) -> None:
+    """The runtime password alone cannot write as "user:alice, source admin"."""
+    with runtime_role.connect() as conn:
+        session = secrets.token_hex(32)
+        conn.execute(f"SELECT set_config('{SESSION_SETTING}', %s, false)", [session])
+        context_id = str(uuid.uuid4())
+        signature = {
+            "unsigned": "",
+            "another-key": context_signature(session, context_id, ALICE, key=b"guessed" * 8),
+            # A signature the application made, for metadata other than what is sent.
+            "other-metadata": context_signature(session, context_id, TEST_METADATA),
+            "no-session": context_signature("", context_id, ALICE),
+        }[forge]
+        if forge == "no-session":
+            conn.execute(f"SELECT set_config('{SESSION_SETTING}', '', false)")
+        set_context(conn, context_id, ALICE, signature)
+        with pytest.raises(errors.InsufficientPrivilege, match="is not signed by citerec"):
+            conn.execute(INSERT_SOURCE, ["forged", "forged"])
+        conn.rollback()
+        assert conn.execute(
+            "SELECT count(*) FROM pghistory_context WHERE id = %s", [context_id]
+        ).fetchone() == (0,)
+    assert _source_label("forged") is None  # nothing written
+
+
+def test_a_signature_seen_in_another_session_is_worth_nothing(runtime_role: RuntimeRole) -> None:
+    """A signature is in every statement's text (pg_stat_activity shows it to the same role); the
+    connection secret it binds to is not (tests/curation/test_history_signing.py)."""
+    with runtime_role.connect() as app, runtime_role.connect() as attacker:
+        context_id, metadata, signature = sign_context(app, ALICE)
+        attacker.execute(
+            f"SELECT set_config('{SESSION_SETTING}', %s, false)", [secrets.token_hex(32)]
+        )
+        set_context(attacker, context_id, metadata, signature)
+        with pytest.raises(errors.InsufficientPrivilege, match="is not signed by citerec"):
+            attacker.execute(INSERT_SOURCE, ["replayed", "replayed"])
+        attacker.rollback()
+        app.execute(INSERT_SOURCE, ["signed", "signed"])  # the same context in its own session
+        app.rollback()
+
+
+def test_a_signed_context_records_the_server_time_and_who_connected(
+    runtime_role: RuntimeRole,
+) -> None:
+    with runtime_role.connect() as conn:
+        context_id, _, _ = sign_context(conn, ALICE)
+        conn.execute(INSERT_SOURCE, ["timed", "timed"])
+        row = conn.execute(
+            "SELECT e.pgh_created_at = now(), c.created_at = now(), c.metadata ->> 'actor', "
+            "o.db_role, o.signed, o.backend_pid = pg_backend_pid() "
+            "FROM curation_standingsourceevent e JOIN pghistory_context c ON c.id = e.pgh_context_id "
+            f"JOIN {ORIGIN_TABLE} o ON o.context_id = c.id WHERE e.name = 'timed'"
+        ).fetchone()
+        conn.rollback()
+    assert row == (True, True, "user:alice", runtime_role.name, True, True)
+
+
+def test_grant_refuses_a_context_function_that_takes_any_context(runtime_role: RuntimeRole) -> None:
+    """pghistory's own installer would put back the unsigned upsert: grant says so, not silently."""
+    from pghistory.models import Context
+
+    Context.install_pgh_attach_context_func()  # rolled back with the test's transaction
+    with pytest.raises(RoleError, match="not citerec's signed version"):
+        grant_runtime_role(runtime_role.name)
 
 
 def test_grant_is_idempotent_and_takes_back_what_was_added_by_hand(
@@ -173,9 +316,16 @@ def test_grant_is_idempotent_and_takes_back_what_was_added_by_hand(
 
     by_table = {row[0]: row[1:] for row in before}
     for table in history_tables():
-        assert by_table[table] == (True, False, False, False)
+        assert by_table[table] == (False, False, False, False)
     assert by_table["curation_observation"] == (True, True, True, False)
     assert by_table["django_migrations"] == (False, False, False, False)
+    assert by_table[SIGNING_KEY_TABLE] == (False, False, False, False)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT has_table_privilege(%s, %s, 'SELECT'), has_table_privilege(%s, %s, 'SELECT')",
+            [runtime_role.name, SIGNING_KEY_TABLE, runtime_role.name, EVENT_TABLE],
+        )
+        assert cursor.fetchone() == (False, True)
 
 
 def test_grant_refuses_the_owner_and_odd_names() -> None:
@@ -186,6 +336,24 @@ def test_grant_refuses_the_owner_and_odd_names() -> None:
         grant_runtime_role(owner)
     with pytest.raises(RoleError, match="lower-case letters"):
         grant_runtime_role('x"; DROP TABLE auth_user; --')
+
+
+AUDITED_AFTER_A_ROLLBACK = """
+from django.db import transaction
+from curation.audit import Actor, audited
+from curation.models import Observation
+actor = Actor.command("test")
+try:
+    with transaction.atomic(), audited(actor, "first"):
+        Observation.objects.filter(reference_index=1).update(pinned=True)
+        raise RuntimeError("rolled back")
+except RuntimeError:
+    pass
+with transaction.atomic(), audited(actor, "second"):
+    Observation.objects.filter(reference_index=2).update(pinned=True)
+with audited(actor, "third"):
+    Observation.objects.filter(reference_index=3).update(pinned=True)
+"""
 
 
 def _manage(*args: str, env: dict[str, str]) -> str:
@@ -210,7 +378,7 @@ def _sql(database: str, sql: str) -> list[tuple[Any, ...]]:
 
 
 def test_migrate_as_owner_then_the_app_runs_as_the_runtime_role(
-    runtime_role: RuntimeRole,
+    runtime_role: RuntimeRole, tmp_path: Path
 ) -> None:
     """The documented production flow, on a fresh database, in real processes."""
     fresh = f"{connection.settings_dict['NAME']}_roles"
@@ -230,14 +398,28 @@ def test_migrate_as_owner_then_the_app_runs_as_the_runtime_role(
             == f"updated runtime role {runtime_role.name} in {fresh}.public"
         )
 
-        _manage("import_records", str(SAMPLE_RECORD), env={"DATABASE_URL": runtime_role.url(fresh)})
+        as_runtime = {"DATABASE_URL": runtime_role.url(fresh)}
+        _manage("import_records", str(SAMPLE_RECORD), env=as_runtime)
         assert _sql(
             fresh,
-            "SELECT count(*), min(c.metadata ->> 'actor') FROM curation_observationevent e "
-            "JOIN pghistory_context c ON c.id = e.pgh_context_id",
-        ) == [(33, "command:import_records")]
+            "SELECT count(*), min(c.metadata ->> 'actor'), min(o.db_role), bool_and(o.signed) "
+            "FROM curation_observationevent e JOIN pghistory_context c ON c.id = e.pgh_context_id "
+            f"JOIN {ORIGIN_TABLE} o ON o.context_id = c.id",
+        ) == [(33, "command:import_records", runtime_role.name, True)]
+        # audited() as the app runs it: a block in a transaction that rolls back (the session
+        # secret it gave the database goes with it), then one that commits, then autocommit.
+        _manage("shell", "-c", AUDITED_AFTER_A_ROLLBACK, env=as_runtime)
+        assert _sql(
+            fresh,
+            "SELECT e.reference_index, c.metadata ->> 'reason' FROM curation_observationevent e "
+            "JOIN pghistory_context c ON c.id = e.pgh_context_id WHERE e.pgh_label = 'update' "
+            "ORDER BY e.reference_index",
+        ) == [(2, "second"), (3, "third")]
         with runtime_role.connect(fresh) as conn, pytest.raises(errors.InsufficientPrivilege):
             conn.execute(f"TRUNCATE {EVENT_TABLE}")
+        # The runtime role can still back up everything: the dump leaves out the signing key.
+        _manage("backup_database", str(tmp_path / "runtime.dump"), env=as_runtime)
+        assert (tmp_path / "runtime.dump").stat().st_size > 0
     finally:
         _sql(
             "postgres",

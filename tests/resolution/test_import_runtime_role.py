@@ -11,53 +11,25 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote, urlparse, urlunparse
 
 import psycopg
 import pytest
 from django.db import connection
 
-from curation.db_roles import grant_runtime_role
 from curation.models import Paper
 from curation.resolution.models import CrossrefWork, ResolutionRun, TitleWord
 from tests.conftest import REPO, database_url
 from tests.resolution.snapshot import snapshot_line
+from tests.runtime_roles import RuntimeRole, runtime_role_fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-class RuntimeRole:
-    """A runtime role of this test process, and how to reach the test database as it."""
-
-    def __init__(self) -> None:
-        self.name = f"citerec_test_imp_{secrets.token_hex(4)}"
-        self.password = secrets.token_hex(16)
-
-    def url(self) -> str:
-        parsed = urlparse(database_url(connection.settings_dict["NAME"]))
-        netloc = f"{self.name}:{quote(self.password)}@{parsed.netloc.rpartition('@')[2]}"
-        return urlunparse(parsed._replace(netloc=netloc))
-
-
-@pytest.fixture(scope="session")
-def runtime_role(django_db_setup: None, django_db_blocker: Any) -> Iterator[RuntimeRole]:
-    role = RuntimeRole()
-    with django_db_blocker.unblock():
-        grant_runtime_role(role.name, password=role.password)
-    yield role
-    with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
-        if not cursor.fetchone()[0]:  # DROP OWNED needs membership; CREATEROLE may grant it
-            cursor.execute(f'GRANT "{role.name}" TO CURRENT_USER')
-        cursor.execute(f'DROP OWNED BY "{role.name}"')
-        cursor.execute(f'DROP ROLE "{role.name}"')
+runtime_role = runtime_role_fixture("citerec_test_imp")
 
 
 def run_as(role: RuntimeRole, *args: str) -> subprocess.CompletedProcess[str]:

@@ -13,8 +13,9 @@ from curation.db_roles import RoleError, grant_runtime_role
 
 class Command(BaseCommand):
     help = (
-        "As the schema owner, after every migrate: give the runtime role SELECT/INSERT/UPDATE/"
-        "DELETE on data tables and only SELECT/INSERT on history (idempotent)."
+        "As the schema owner, after every migrate and after changing SECRET_KEY: give the runtime "
+        "role SELECT/INSERT/UPDATE/DELETE on data tables and only SELECT on history, write the "
+        "history signing key, and make the history-writing functions run as the owner (idempotent)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
