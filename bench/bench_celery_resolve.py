@@ -28,6 +28,7 @@ visibility timeout (--visibility, 30 s by default here; 600 s in production sett
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import random
 import re
@@ -192,6 +193,25 @@ class BackendCpu:
         return sum(cpu - self.first.get(pid, 0.0) for pid, cpu in self.last.items())
 
 
+def runtime_role_make(database: str) -> tuple[str, str]:
+    """Make this run's runtime role (grant_runtime_role, as a release does); return its name
+    and password."""
+    from curation.db_roles import grant_runtime_role
+
+    role, password = f"citerec_bench_{secrets.token_hex(4)}", secrets.token_hex(16)
+    grant_runtime_role(role, password=password)
+    return role, password
+
+
+def runtime_role_drop(role: str) -> None:
+    """Drop the run's runtime role (its sessions have ended with the workers)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(f'DROP OWNED BY "{role}"')
+        cursor.execute(f'DROP ROLE "{role}"')
+
+
 def observations_make(refs: list[str], citing_id: str) -> None:
     """Create one never-resolved observation per reference under a new citing paper."""
     from django.utils import timezone
@@ -321,6 +341,9 @@ def main() -> None:
     # Stopped from outside (timeout, ^C): still stop the workers it started (finally blocks).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
 
+    # One key for this process and the workers: the runtime role's history contexts are signed
+    # with it, and grant_runtime_role installs it in the database (curation/history.py).
+    os.environ["SECRET_KEY"] = secret = secrets.token_urlsafe(50)
     import django
     from django.conf import settings
 
@@ -355,11 +378,15 @@ def main() -> None:
             "ORDER BY md5(arxiv_id) LIMIT %s", [args.refs]
         )  # fmt: skip
         sample: list[Any] = cursor.fetchall()
+    # The workers connect as production's do: as a runtime role (README "Database roles"),
+    # whose every history context the database checks, made for this run and dropped after it.
+    role = runtime_role_make(name)
+    atexit.register(runtime_role_drop, role[0])
     s = connection.settings_dict
-    url = f"postgresql://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{name}"
+    url = f"postgresql://{role[0]}:{role[1]}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{name}"
     # The workers run as in production: DEBUG off. With DEBUG on, Django keeps the text of every
     # statement (a chunk's writes carry its rows as JSON documents of hundreds of kilobytes).
-    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
+    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "0", "SECRET_KEY": secret,
            "CITEREC_OFFLINE": "1", "DJANGO_SETTINGS_MODULE": "citerec.settings",
            # This checkout's code, not the one the virtualenv was installed from (a worktree
            # sharing another checkout's venv imports that checkout's packages otherwise).

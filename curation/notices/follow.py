@@ -332,7 +332,10 @@ def _refresh_never_asked(work_ids: list[int]) -> None:
         transaction.on_commit(lambda: _queue_refreshes(never), robust=True)
 
 
-REFRESH_BATCH = 100  # works per queued job: one message per resolved chunk, not one per work
+# Works per queued job: a resolver chunk's (250 observations) never-asked works in one job, not
+# one per work. Online, a batch's Crossref calls (two per work, paced by the shared throttle)
+# still end well within the broker's visibility timeout.
+REFRESH_BATCH = 250
 
 
 def _queue_refreshes(work_ids: list[int]) -> None:
