@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import status
 from rest_framework.response import Response
 
@@ -16,6 +17,16 @@ DETAIL = "public, max-age=60"
 LIST = "public, max-age=30"
 SCHEMA = "public, max-age=3600"
 PRIVATE = "private, no-store"  # history: authenticated readers only, never in shared caches
+
+# A list page's weak ETag names the page's rows as they stand (api/page_cache.py).
+NOT_MODIFIED = {
+    304: OpenApiResponse(
+        description=(
+            "If-None-Match names this page's ETag: no row on it changed (weak ETag; any change "
+            "to a row of the page, or to which rows it holds, gives the page a new one)"
+        )
+    )
+}
 
 
 def conditional_response(request: HttpRequest, data: Any, cache_control: str = DETAIL) -> Response:

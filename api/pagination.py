@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -30,6 +31,15 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, UUID):
         return str(value)
     return value
+
+
+@contextmanager
+def cursor_errors() -> Iterator[None]:
+    """Turn a tampered cursor whose values do not fit the columns into a 400, never a 500."""
+    try:
+        yield
+    except (ValueError, TypeError, DjangoValidationError, DataError) as exc:
+        raise ValidationError({CURSOR_PARAM: "not a cursor this API issued"}) from exc
 
 
 def _after(fields: tuple[str, ...], values: list[Any]) -> Q:
@@ -71,36 +81,51 @@ class Cursor(BasePagination):
         values = [_jsonable(getattr(row, name)) for name in self.ordering]
         return base64.urlsafe_b64encode(json.dumps(values).encode()).decode("ascii")
 
-    def paginate_queryset(
+    def page_queryset(
         self, queryset: QuerySet[Any], request: Request, view: Any = None
-    ) -> list[Any]:
-        """Return one page of rows after the cursor, in the view's order."""
-        size = self._size(request)
+    ) -> QuerySet[Any]:
+        """Return the rows of the page after the cursor, and one more (is there a next page?).
+
+        Nothing is read yet: run it inside cursor_errors(), then hand the rows to take().
+        """
+        self.size = self._size(request)
         self.request = request
         # The view names its sort key: unique, ascending, made of plain columns or annotations.
         self.ordering = getattr(view, "cursor_ordering", self.ordering)
         queryset = queryset.order_by(*self.ordering)
         raw = request.query_params.get(CURSOR_PARAM)
-        try:
+        with cursor_errors():
             if raw:
                 queryset = queryset.filter(_after(self.ordering, self._decode(raw)))
-            rows = list(queryset[: size + 1])
-        except (ValueError, TypeError, DjangoValidationError, DataError) as exc:
-            # A tampered cursor whose values do not fit the columns (a 400, never a 500).
-            raise ValidationError({CURSOR_PARAM: "not a cursor this API issued"}) from exc
+        return queryset[: self.size + 1]
+
+    def take(self, rows: list[Any]) -> list[Any]:
+        """Return the page's rows from what page_queryset read, noting the next page's cursor."""
+        size = self.size
         self.next_cursor = self._encode(rows[size - 1]) if len(rows) > size else None
         return rows[:size]
 
-    def get_paginated_response(self, data: Any) -> Response:
-        """Wrap a page with the link to the next one."""
+    def paginate_queryset(
+        self, queryset: QuerySet[Any], request: Request, view: Any = None
+    ) -> list[Any]:
+        """Return one page of rows after the cursor, in the view's order."""
+        page = self.page_queryset(queryset, request, view)
+        with cursor_errors():
+            rows = list(page)
+        return self.take(rows)
+
+    def page_data(self, results: list[Any]) -> dict[str, Any]:
+        """Return a page as the API shows it: the link to the next one, then the rows."""
         next_url = None
         if self.next_cursor is not None:
             next_url = replace_query_param(
                 self.request.build_absolute_uri(), CURSOR_PARAM, self.next_cursor
             )
-        return Response(
-            OrderedDict([("next", next_url), ("next_cursor", self.next_cursor), ("results", data)])
-        )
+        return {"next": next_url, "next_cursor": self.next_cursor, "results": results}
+
+    def get_paginated_response(self, data: Any) -> Response:
+        """Wrap a page with the link to the next one."""
+        return Response(self.page_data(data))
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         """Describe a page for the OpenAPI schema."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from curation.models import Observation, Paper, Resolution, StandingNotice
+from curation.models import CitedWork, Observation, Paper, Resolution, StandingNotice
 from curation.record.builder import paper_path, record_links
 
 
@@ -120,4 +120,36 @@ def observation_json(observation: Observation) -> dict[str, Any]:
         "revision": observation.revision,
         "changed_at": timestamp(observation.changed_at),
         "links": links,
+    }
+
+
+def deleted_observation_json(event: Any) -> dict[str, Any]:
+    """Return the tombstone of a deleted observation from its history delete event."""
+    return {
+        "id": str(event.pgh_obj_id),
+        "paper": event.paper_arxiv_id,
+        "reference_index": event.reference_index,
+        "deleted_at": timestamp(event.pgh_created_at),
+        "deleted": True,
+    }
+
+
+def record_change_json(paper: Paper) -> dict[str, Any]:
+    """Return a paper of the change feed: when its record last changed, and where it is."""
+    return {
+        "arxiv_id": paper.arxiv_id,
+        "changed_at": timestamp(paper.record_changed_at),  # type: ignore[attr-defined]
+        "record": f"/api/v1/records/{paper.arxiv_id}",
+    }
+
+
+def cited_work_json(work: CitedWork) -> dict[str, Any]:
+    """Return a canonical cited work with the number of live observations citing it."""
+    return {
+        "id": work.pk,
+        "doi": work.doi,
+        "arxiv_id": work.arxiv_id,
+        "title": work.title,
+        "created_at": timestamp(work.created_at),
+        "citing_observations": work.citing_count,  # type: ignore[attr-defined]
     }

@@ -9,7 +9,13 @@ from rest_framework import serializers
 
 from curation.models import CitedWork, Observation, Paper, Resolution, StandingNotice
 
-from .representations import observation_json, paper_json
+from .representations import (
+    cited_work_json,
+    deleted_observation_json,
+    observation_json,
+    paper_json,
+    record_change_json,
+)
 
 
 class PaperSerializer(serializers.ModelSerializer[Paper]):
@@ -168,6 +174,10 @@ class DeletedObservationSerializer(serializers.Serializer[Any]):
         """Return true: the row is a tombstone."""
         return True
 
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        """Return the fast representation (api/representations.py) this class describes."""
+        return deleted_observation_json(instance)
+
 
 class RecordChangeSerializer(serializers.ModelSerializer[Paper]):
     """A paper whose record changed substantively, for sync clients."""
@@ -183,6 +193,10 @@ class RecordChangeSerializer(serializers.ModelSerializer[Paper]):
         """Return the API path of the record."""
         return f"/api/v1/records/{paper.arxiv_id}"
 
+    def to_representation(self, instance: Paper) -> dict[str, Any]:
+        """Return the fast representation (api/representations.py) this class describes."""
+        return record_change_json(instance)
+
 
 class CitedWorkSerializer(serializers.ModelSerializer[CitedWork]):
     """A canonical cited work (DOI or arXiv id)."""
@@ -192,6 +206,10 @@ class CitedWorkSerializer(serializers.ModelSerializer[CitedWork]):
     class Meta:
         model = CitedWork
         fields = ["id", "doi", "arxiv_id", "title", "created_at", "citing_observations"]
+
+    def to_representation(self, instance: CitedWork) -> dict[str, Any]:
+        """Return the fast representation (api/representations.py) this class describes."""
+        return cited_work_json(instance)
 
 
 class CitedWorkDetailSerializer(CitedWorkSerializer):
@@ -206,6 +224,10 @@ class CitedWorkDetailSerializer(CitedWorkSerializer):
     def get_citing_papers(self, work: CitedWork) -> list[str]:
         """Return the arXiv ids of the citing papers, as read by the view."""
         return list(self.context.get("citing_papers", []))
+
+    def to_representation(self, instance: CitedWork) -> dict[str, Any]:
+        """Return the work with its first citing papers."""
+        return {**cited_work_json(instance), "citing_papers": self.get_citing_papers(instance)}
 
 
 class HistoryEventSerializer(serializers.Serializer[Any]):

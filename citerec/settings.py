@@ -64,6 +64,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "citerec.csp.ContentSecurityPolicyMiddleware",  # every HTML response (citerec/csp.py)
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -170,6 +171,9 @@ AXES_RESET_ON_SUCCESS = True
 _SECURE = not DEBUG
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=_SECURE)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=_SECURE)
+# Admin sessions: a working day, not Django's two weeks; optionally ended with the browser.
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE_SECONDS", 12 * 3600)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env_bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", default=False)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=_SECURE)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if _SECURE else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=_SECURE)
@@ -195,7 +199,9 @@ PGHISTORY_CONTEXT_FIELD = pghistory.ContextForeignKey(db_index=True)
 # --- REST framework: anonymous reads throttled, tokens for higher limits -----------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        # Tokens looked up by SHA-256 (no key stored), refused ones limited per address
+        # (api/authentication.py, api/models.py)
+        "api.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -207,10 +213,13 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_ANON_RATE", "120/min"),
         "user": env_str("API_USER_RATE", "2400/min"),
+        "integrity": env_str("READER_INTEGRITY_RATE", "10/min"),
+        "bad_token": env_str("API_BAD_TOKEN_RATE", "20/min"),
     },
+    # The browsable API (HTML forms, a session login) only in development: production is JSON.
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
-        "rest_framework.renderers.BrowsableAPIRenderer",
+        *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "api.pagination.Cursor",
@@ -219,6 +228,11 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
+# Reader pages count against the API's throttles (curation/views/throttling.py): one budget per
+# client whichever URL serves the record. The integrity page, which examines every reference,
+# also against a tighter one of its own (READER_INTEGRITY_RATE).
+READER_THROTTLE_CLASSES = REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"]
+INTEGRITY_THROTTLE_CLASSES = ["api.throttles.IntegrityThrottle"]
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "citerec API",
@@ -258,6 +272,9 @@ _REDIS_PREFIX = f"{REDIS_KEY_PREFIX}:" if REDIS_KEY_PREFIX else ""
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 DJANGO_REDIS_LOGGER = "citerec.cache"
 _CACHE_SECONDS_TO_WAIT = env_float("CACHE_REDIS_TIMEOUT", 0.5)
+# A hung cache Redis is waited on once per process, not once per call: after a failed call the
+# cache is skipped for this long, then probed in the background (citerec/caches.py).
+_CACHE_BREAKER_SECONDS = env_float("CACHE_BREAKER_SECONDS", 10.0)
 # /healthz answers 503 when one of these fails; the others only make it "degraded".
 HEALTHZ_REQUIRED = env_list("HEALTHZ_REQUIRED", ["database", "broker"])
 CACHES = (
@@ -266,6 +283,7 @@ CACHES = (
         prefix=_REDIS_PREFIX,
         timeouts=_CACHE_TIMEOUTS,
         wait=_CACHE_SECONDS_TO_WAIT,
+        circuit_seconds=_CACHE_BREAKER_SECONDS,
     )
     if _CACHE_REDIS_URL
     else local_caches(_CACHE_TIMEOUTS)
@@ -368,7 +386,11 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"once_per_minute": {"()": "citerec.outage.OncePerInterval", "seconds": 60}},
+    "filters": {
+        "once_per_minute": {"()": "citerec.outage.OncePerInterval", "seconds": 60},
+        # A 401 or 429 line per address per minute, not per request (citerec/logs.py).
+        "refusals_once_per_client": {"()": "citerec.logs.RefusalsOncePerClient", "seconds": 60},
+    },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
         "json": {"()": "citerec.logs.JsonFormatter"},
@@ -384,5 +406,7 @@ LOGGING = {
         "pgserver": {"level": "WARNING"},
         "axes.apps": {"level": "WARNING"},  # its start-up banner, on every command
         "citerec.cache": {"filters": ["once_per_minute"]},
+        "citerec.cache.circuit": {"filters": ["once_per_minute"]},
+        "django.request": {"filters": ["refusals_once_per_client"]},
     },
 }

@@ -39,6 +39,22 @@ def redis_url() -> str:
     return str(url)
 
 
+@pytest.fixture(autouse=True)
+def _no_request_counted_yet() -> None:
+    """Start every test with no request counted by the throttles (api/throttles.py).
+
+    The API and the reader pages share one budget per address, and the test client's address
+    is always 127.0.0.1: counts left in the default cache by earlier tests would refuse later
+    ones with 429. Only the throttles' keys go (a shared Redis keeps everything else).
+    """
+    from django.core.cache import cache
+
+    if hasattr(cache, "delete_pattern"):  # django-redis: this run's prefix only
+        cache.delete_pattern("throttle_*", itersize=1000)
+    else:  # memory of this process
+        cache.clear()
+
+
 @pytest.fixture
 def sample_record_path() -> Path:
     """Return the path of the sample record shipped with the repo."""

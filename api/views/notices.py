@@ -29,12 +29,12 @@ from curation.notices.services.review import DECISIONS, MissingNote, StaleReview
 from curation.permissions import NOTICE_REVIEWERS
 from curation.states import ChangeSource
 
-from ..caching import PRIVATE
+from ..caching import NOT_MODIFIED, PRIVATE
 from ..errors import NO_STORE, error_body
 from ..representations import timestamp
 from ..schema import AUTH_ERRORS, ERROR_BODY, ERRORS
 from ..serializers import StaleChangeSerializer
-from .base import ListView
+from .base import CachedListView
 from .curation import IF_MATCH, RevisionRequired, expected_revision
 
 
@@ -132,12 +132,16 @@ class NoticeEventSerializer(serializers.Serializer[NoticeEvent]):
         return notice_event_json(instance)
 
 
-class NoticeEventList(ListView):
+class NoticeEventList(CachedListView):
     """List notice events, oldest first."""
 
     serializer_class = NoticeEventSerializer
     filterset_class = NoticeEventFilter
     cursor_ordering = ("id",)
+
+    def rows_json(self, rows: list[NoticeEvent]) -> list[Any]:
+        """Return the rows as NoticeEventSerializer describes them."""
+        return [notice_event_json(row) for row in rows]
 
     def get_queryset(self) -> QuerySet[NoticeEvent]:
         """Return events with their work and review, in one statement."""
@@ -145,7 +149,7 @@ class NoticeEventList(ListView):
 
     @extend_schema(
         summary="Notice events (retractions, corrections, ...)",
-        responses={200: NoticeEventSerializer(many=True), **ERRORS},
+        responses={200: NoticeEventSerializer(many=True), **NOT_MODIFIED, **ERRORS},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Answer a page of events."""

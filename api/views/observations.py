@@ -15,10 +15,13 @@ from rest_framework.response import Response
 from curation import models as curation_models
 from curation.models import Observation, Paper
 
+from ..caching import NOT_MODIFIED
 from ..filters import ObservationFilter
+from ..page_cache import Marker, RecordMarker
+from ..representations import deleted_observation_json, observation_json
 from ..schema import ERRORS
 from ..serializers import DeletedObservationSerializer, ObservationSerializer
-from .base import DetailView, ListView
+from .base import CachedListView, DetailView
 
 # pghistory creates the event model at import time, out of the type checker's sight.
 ObservationEvent: Any = curation_models.ObservationEvent  # type: ignore[attr-defined]
@@ -38,7 +41,12 @@ def observations() -> QuerySet[Observation]:
     )
 
 
-class ObservationList(ListView):
+# A list filtered by one of these shows only observations of that paper's record (outbound or
+# inbound): its record version says whether a cached page is current (api/page_cache.py).
+RECORD_FILTERS = ("paper", "cited_paper")
+
+
+class ObservationList(CachedListView):
     """List observations: by reference order, or by change time for sync."""
 
     serializer_class = ObservationSerializer
@@ -60,6 +68,19 @@ class ObservationList(ListView):
             return observations()
         return observations().filter(retired_at__isnull=True)
 
+    def page_marker(self, page: QuerySet[Observation]) -> Marker | None:
+        """Return the record version of the paper filtered on, else the rows' digest."""
+        for name in RECORD_FILTERS:
+            # Stripped as the filter's form field strips it, so both name the same paper.
+            arxiv_id = (self.request.query_params.get(name) or "").strip()
+            if arxiv_id:
+                return RecordMarker(arxiv_id)
+        return super().page_marker(page)
+
+    def rows_json(self, rows: list[Observation]) -> list[Any]:
+        """Return the rows as ObservationSerializer describes them."""
+        return [observation_json(row) for row in rows]
+
     @extend_schema(
         summary="Observations (references) with their evidence",
         parameters=[
@@ -70,7 +91,7 @@ class ObservationList(ListView):
                 description="reference (default) or changed (default with changed_since).",
             )
         ],
-        responses={200: ObservationSerializer(many=True), **ERRORS},
+        responses={200: ObservationSerializer(many=True), **NOT_MODIFIED, **ERRORS},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Answer a page of observations."""
@@ -87,12 +108,16 @@ class DeletedFilter(filters.FilterSet):
         fields: list[str] = []
 
 
-class DeletedObservationList(ListView):
+class DeletedObservationList(CachedListView):
     """List tombstones of deleted observations, from their history delete events."""
 
     serializer_class = DeletedObservationSerializer
     filterset_class = DeletedFilter
     cursor_ordering = ("pgh_created_at", "pgh_id")
+
+    def rows_json(self, rows: list[Any]) -> list[Any]:
+        """Return the tombstones as DeletedObservationSerializer describes them."""
+        return [deleted_observation_json(row) for row in rows]
 
     def get_queryset(self) -> QuerySet[Any]:
         """Return delete events with the citing paper's arXiv id."""
@@ -103,7 +128,7 @@ class DeletedObservationList(ListView):
 
     @extend_schema(
         summary="Tombstones of deleted observations",
-        responses={200: DeletedObservationSerializer(many=True), **ERRORS},
+        responses={200: DeletedObservationSerializer(many=True), **NOT_MODIFIED, **ERRORS},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Answer a page of tombstones."""

@@ -11,13 +11,15 @@ from rest_framework.response import Response
 
 from curation.models import Paper
 
+from ..caching import NOT_MODIFIED
 from ..filters import PaperFilter
+from ..representations import paper_json
 from ..schema import ERRORS
 from ..serializers import PaperSerializer
-from .base import DetailView, ListView
+from .base import CachedListView, DetailView
 
 
-class PaperList(ListView):
+class PaperList(CachedListView):
     """List papers by arXiv id."""
 
     serializer_class = PaperSerializer
@@ -25,7 +27,14 @@ class PaperList(ListView):
     cursor_ordering = ("arxiv_id",)
     queryset = Paper.objects.all()
 
-    @extend_schema(summary="Papers", responses={200: PaperSerializer(many=True), **ERRORS})
+    def rows_json(self, rows: list[Paper]) -> list[Any]:
+        """Return the rows as PaperSerializer describes them."""
+        return [paper_json(row) for row in rows]
+
+    @extend_schema(
+        summary="Papers",
+        responses={200: PaperSerializer(many=True), **NOT_MODIFIED, **ERRORS},
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Answer a page of papers."""
         return super().get(request, *args, **kwargs)

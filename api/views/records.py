@@ -20,12 +20,13 @@ from curation.record.revalidation import anonymous_and_allowed, throttled_alread
 from curation.record.schema import RECORD_SCHEMA
 from curation.references.identifiers import looks_like_arxiv_id
 
-from ..caching import SCHEMA
+from ..caching import NOT_MODIFIED, SCHEMA
 from ..filters import RecordChangeFilter
 from ..params import check_query_params
+from ..representations import record_change_json
 from ..schema import ERRORS, RECORD_DOCUMENT
 from ..serializers import RecordChangeSerializer
-from .base import ListView
+from .base import CachedListView
 
 
 class RecordView(APIView):
@@ -90,29 +91,39 @@ def _latest_change(field: str) -> Subquery:
     return Subquery(latest, output_field=DateTimeField())
 
 
-class RecordChangesView(ListView):
+class RecordChangesView(CachedListView):
     """List the papers whose record changed substantively, oldest change first (sync feed)."""
 
     serializer_class = RecordChangeSerializer
     filterset_class = RecordChangeFilter
     cursor_ordering = ("record_changed_at", "arxiv_id")
 
-    @extend_schema(summary="Records changed since a time (outbound or inbound observations)")
+    def rows_json(self, rows: list[Paper]) -> list[Any]:
+        """Return the rows as RecordChangeSerializer describes them."""
+        return [record_change_json(row) for row in rows]
+
+    @extend_schema(
+        summary="Records changed since a time (outbound or inbound observations)",
+        responses={200: RecordChangeSerializer(many=True), **NOT_MODIFIED, **ERRORS},
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Answer a page of the change feed."""
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[Paper]:
         """Return papers with observations, each with the time its record last changed."""
+        # PostgreSQL's GREATEST skips NULLs: a paper cited by nobody keeps its outbound time.
+        papers = Paper.objects.annotate(
+            record_changed_at=Greatest(_latest_change("paper"), _latest_change("cited_paper"))
+        )
+        if self.request.query_params.get("changed_since"):  # empty: the filter is not applied
+            return papers  # the filter keeps papers with observations changed since (narrower)
         # Only papers some observation points at: the catalogue's millions of others have no
         # change to report. A first full sync reads the dump_records export instead.
         observed = Q(pk__in=Observation.objects.values("paper_id")) | Q(
             pk__in=Observation.objects.values("cited_paper_id")
         )
-        # PostgreSQL's GREATEST skips NULLs: a paper cited by nobody keeps its outbound time.
-        return Paper.objects.filter(observed).annotate(
-            record_changed_at=Greatest(_latest_change("paper"), _latest_change("cited_paper"))
-        )
+        return papers.filter(observed)
 
 
 @extend_schema(exclude=True)

@@ -11,11 +11,12 @@ from rest_framework.response import Response
 
 from curation.models import CitedWork, Paper
 
-from ..caching import conditional_response
+from ..caching import NOT_MODIFIED, conditional_response
 from ..filters import CitedWorkFilter
+from ..representations import cited_work_json
 from ..schema import ERRORS
 from ..serializers import CitedWorkDetailSerializer, CitedWorkSerializer
-from .base import DetailView, ListView
+from .base import CachedListView, DetailView
 
 CITING_PAPERS_SHOWN = 100  # the rest through /observations?cited_work=<id>
 
@@ -26,18 +27,25 @@ def cited_works() -> QuerySet[CitedWork]:
     return CitedWork.objects.annotate(citing_count=Count("observations", filter=live))
 
 
-class CitedWorkList(ListView):
+class CitedWorkList(CachedListView):
     """List cited works; look one up by ?doi= or ?arxiv_id=."""
 
     serializer_class = CitedWorkSerializer
     filterset_class = CitedWorkFilter
     cursor_ordering = ("id",)
 
+    def rows_json(self, rows: list[CitedWork]) -> list[Any]:
+        """Return the rows as CitedWorkSerializer describes them."""
+        return [cited_work_json(row) for row in rows]
+
     def get_queryset(self) -> QuerySet[CitedWork]:
         """Return all cited works with their citation counts."""
         return cited_works()
 
-    @extend_schema(summary="Cited works", responses={200: CitedWorkSerializer(many=True), **ERRORS})
+    @extend_schema(
+        summary="Cited works",
+        responses={200: CitedWorkSerializer(many=True), **NOT_MODIFIED, **ERRORS},
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Answer a page of works."""
         return super().get(request, *args, **kwargs)

@@ -104,7 +104,8 @@ class RecordRevalidation:
         match = api or _PAGES.fullmatch(path)
         if match is None or not looks_like_arxiv_id(arxiv_id := match["arxiv_id"]):
             return None
-        if api is not None and not anonymous_and_allowed(environ):
+        # Each of the three counts against the API's throttles: the pages serve the same record.
+        if not anonymous_and_allowed(environ):
             return None
         if _connection_due_for_recycling():
             return None

@@ -16,6 +16,7 @@ from ..models import Observation
 from ..record.builder import observation_v1
 from ..record.timestamps import for_people, format_seconds, text_for_people
 from ..states import ResolutionStatus, ResolverSource
+from .throttling import throttled
 
 STATE_MEANINGS = {
     ResolutionStatus.VERIFIED_EXACT: "An identifier or an equal normalised title matched exactly one known record, and year and first author do not contradict it.",
@@ -113,6 +114,7 @@ def _notice_summary(notice: dict[str, Any]) -> str:
 
 
 @require_safe
+@throttled()
 def evidence_page(request: HttpRequest) -> HttpResponse:
     """Explain the record's vocabulary and digests; show one observation's evidence if asked."""
     context: dict = {  # type: ignore[type-arg]

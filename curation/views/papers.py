@@ -12,6 +12,7 @@ from ..record.builder import record_links
 from ..selectors import inbound_state_counts, record_data
 from ..states import ResolutionStatus
 from .records import checked_id
+from .throttling import throttled
 
 _CHART_WIDTH = 320
 
@@ -32,6 +33,7 @@ def _state_rows(outbound: dict[str, int], inbound: dict[str, int]) -> list[dict[
 
 
 @require_safe
+@throttled()
 def paper_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Render a paper with its citation counts by state and the notices about it."""
     data = record_data(checked_id(arxiv_id))

@@ -22,6 +22,7 @@ from ..record.http import JSON, PAGE_ETAG_SUFFIX, Representation, record_respons
 from ..record.timestamps import for_people, text_for_people
 from ..references.identifiers import looks_like_arxiv_id
 from ..states import ResolutionStatus
+from .throttling import throttled
 
 
 def checked_id(arxiv_id: str) -> str:
@@ -38,6 +39,7 @@ def _found(response: HttpResponse | None) -> HttpResponse:
 
 
 @require_safe
+@throttled()
 def citation_record_json(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Serve the record's canonical bytes; answer 304 when the client has this version."""
     return _found(record_response(request, checked_id(arxiv_id), JSON))
@@ -171,6 +173,7 @@ PAGE = Representation(PAGE_ETAG_SUFFIX, _render_page)
 
 
 @require_safe
+@throttled()
 def citation_record_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     """Render the record as a page a person reads, with where its ingestion stands."""
     ingestion = ingestion_of(checked_id(arxiv_id))

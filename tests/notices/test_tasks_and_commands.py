@@ -14,10 +14,10 @@ from curation.notices.schedule import CELERY_BEAT_SCHEDULE
 from curation.notices.tasks import refresh_due_works, refresh_works
 
 from .conftest import FakeCrossref, load_fixture
+from .records import import_citing_record, notice_of, record_json, work_for
 
 # The module, not the function of the same name that the services package exports.
 refresh_module = import_module("curation.notices.services.refresh")
-from .records import import_citing_record, notice_of, record_json, work_for
 
 pytestmark = pytest.mark.django_db
 
