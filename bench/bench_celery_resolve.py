@@ -110,6 +110,26 @@ def queues_drained() -> bool:
     return not any(pipe.execute())
 
 
+def backlog_queued(jobs: int) -> None:
+    """Queue `jobs` notice refresh jobs of 250 cited works each (a Retraction Watch import's or
+    a day's Crossref refreshes): work the notices pool has to get through."""
+    from curation.models import CitedWork
+    from curation.notices.tasks import refresh_works
+
+    works = list(CitedWork.objects.order_by("pk").values_list("pk", flat=True)[:250])
+    for _ in range(jobs if works else 0):
+        refresh_works.delay(works, reason="bench backlog")
+
+
+def notices_waiting() -> int:
+    """Return how many jobs wait on the notices queue."""
+    from django.conf import settings
+    from redis import Redis
+
+    prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix", "")
+    return int(Redis.from_url(settings.CELERY_BROKER_URL).llen(f"{prefix}notices"))
+
+
 def wait_drained(started: float, on_tick: Any = None) -> float:
     """Wait until every queue is drained (seen twice, 0.2 s apart); return the time since
     `started`."""
@@ -332,6 +352,9 @@ def main() -> None:
         help="only the `worker` process, on these queues (e.g. `resolution`: "
         "the figure before follow-up work was counted)",
     )
+    parser.add_argument("--notices-backlog", type=int, default=0,
+                        help="queue this many notice refresh jobs (250 works each) just before "
+                             "the run: a resolution run must not wait behind them")  # fmt: skip
     parser.add_argument("--kill", action="store_true", help="also the run with one kill -9")
     parser.add_argument("--visibility", type=int, default=30)
     parser.add_argument("--keep-runs", action="store_true",
@@ -418,10 +441,12 @@ def main() -> None:
             observations_make(make_refs(sample, "mixed", rng), citing)
             # CPU spent by the workers and by their PostgreSQL backends: the cost per reference,
             # which other load on the cores changes much less than refs/s.
+            backlog_queued(args.notices_backlog)
             pids, other_pids = [w.pid for w in workers], [w.pid for w in others]
             before, other_before = tree_cpu(pids), tree_cpu(other_pids)
             backends = BackendCpu(name)
             run, elapsed, started = run_timed(citing, args.chunk_size, backends.read)
+            waiting = notices_waiting()
             # Finished when everything the run caused is finished (notices, ...), as deployed;
             # with --queues the other queues' jobs are left waiting and not counted.
             drained = elapsed if args.queues else wait_drained(started, backends.read)
@@ -439,7 +464,9 @@ def main() -> None:
               f" ms, PostgreSQL {pg_used * per_ref:.2f} ms ({pg_notices * per_ref:.2f} for the "
               f"notices pool); notices share of all CPU "
               f"{(other_used + pg_notices) / max(used + other_used + pg_used, 1e-9):.0%}; "
-              f"load {os.getloadavg()[0]:.1f}; {resolved_once(run)}", flush=True)  # fmt: skip
+              f"load {os.getloadavg()[0]:.1f}; {resolved_once(run)}"
+              + (f"; {args.notices_backlog} notice jobs queued before it, {waiting} still "
+                 "waiting when it was done" if args.notices_backlog else ""), flush=True)  # fmt: skip
     if args.kill:
         kill_run(env, sample, rng, tag, args)
 

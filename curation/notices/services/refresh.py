@@ -170,8 +170,11 @@ def _store(
     now = timezone.now()
     with audited(actor, reason):
         # One refresh of a work at a time: a beat run and a manual one must not interleave.
-        # Locked in id order, so two batches sharing works cannot deadlock.
-        list(CitedWork.objects.select_for_update().filter(pk__any=ids).order_by("pk").values("pk"))
+        # Locked in id order, so two batches sharing works cannot deadlock; NO KEY UPDATE, so a
+        # resolver chunk linking a reference to one of these works (its foreign key check at
+        # commit takes KEY SHARE) does not wait for the refresh.
+        works_locked = CitedWork.objects.select_for_update(no_key=True).filter(pk__any=ids)
+        list(works_locked.order_by("pk").values("pk"))
         # Rows, not model instances: a batch stores hundreds, and nothing reads them back.
         insert_rows(
             SourceReceipt,
