@@ -25,6 +25,7 @@ from curation.history import event_model
 from curation.models import Observation, StandingNotice
 from curation.record.builder import no_event_sentence
 from curation.record.timestamps import format_micro_offset
+from curation.record.versions import records_bumped_first
 from curation.states import NoticeReason, NoticeState, Origin
 
 from . import events as ev
@@ -168,11 +169,17 @@ _VALUES = (
     "observation_text text, events jsonb, source_receipts jsonb)"
 )
 _CITING = f"curation_observation o JOIN {_VALUES} ON v.work_id = o.cited_work_id"
-_SUBSTANTIVE_SQL = f"""
-SELECT o.id, o.cited_work_id FROM {_CITING}
+# The observations whose notice is written (new, not citerec's yet, or different), with their
+# records and whether the change is substantive (a new revision).
+_WRITTEN_SQL = f"""
+SELECT o.id, o.cited_work_id, o.paper_id, o.cited_paper_id,
+       n.observation_id IS NULL
+       OR (n.state, n.reason, n.events) IS DISTINCT FROM (v.state, v.reason, v.events)
+  FROM {_CITING}
   LEFT JOIN curation_standingnotice n ON n.observation_id = o.id
- WHERE n.observation_id IS NULL
-    OR (n.state, n.reason, n.events) IS DISTINCT FROM (v.state, v.reason, v.events)
+ WHERE n.observation_id IS NULL OR n.origin <> %(computed)s
+    OR (n.state, n.reason, n.observation_text, n.events, n.source_receipts)
+       IS DISTINCT FROM (v.state, v.reason, v.observation_text, v.events, v.source_receipts)
 """
 _UPDATE_SQL = f"""
 UPDATE curation_standingnotice n
@@ -220,8 +227,10 @@ def store_work_notices(
             [ids],
         )
         seen = Counter(work_id for (work_id,) in cursor.fetchall())
-        cursor.execute(_SUBSTANTIVE_SQL, params)
-        substantive = cursor.fetchall()
+        cursor.execute(_WRITTEN_SQL, params)
+        written = cursor.fetchall()
+        substantive = [(pk, work_id) for pk, work_id, _, _, bumped in written if bumped]
+        records_bumped_first(paper for row in written for paper in row[2:4])
         cursor.execute(_UPDATE_SQL, params)
         cursor.execute(_INSERT_SQL, params)
         if substantive:

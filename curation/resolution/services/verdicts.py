@@ -20,6 +20,7 @@ from curation.notices.follow import (
     standing_notices_follow,
     standing_notices_follow_links,
 )
+from curation.record.versions import records_bumped_first
 from curation.references import parse_reference
 from curation.resolution.models import (
     PinnedDisagreement,
@@ -95,6 +96,9 @@ class _Links:
         if locked is None:
             locked = list(locked_observations(Observation.objects.filter(pk__any=observation_ids)))
         self.observations = {o.pk: o for o in locked}
+        # Each record an observation's write bumps: its citing paper, the paper it cited before
+        # (read now: the verdict changes it in place) and the one it cites after.
+        self.cited_before = {o.pk: o.cited_paper_id for o in locked}
         self.resolutions = {
             o.pk: o.resolution for o in locked if getattr(o, "resolution", None) is not None
         }
@@ -212,9 +216,22 @@ class _Pending:
     observations: list[Observation] = field(default_factory=list)
     observation_fields: set[str] = field(default_factory=set)
 
-    def flush(self) -> None:
+    def flush(self, links: _Links) -> None:
         """Write everything gathered: one statement per table (Django's bulk_update builds a
-        `CASE WHEN` per row and column, quadratic in the batch)."""
+        `CASE WHEN` per row and column, quadratic in the batch). The records they change are
+        bumped first, in paper order (curation/record/versions.py)."""
+        written = {o.pk: o for o in self.observations}
+        for resolution in (*self.created, *self.updated):
+            written.setdefault(resolution.observation_id, resolution.observation)
+        records_bumped_first(
+            paper_id
+            for pk, observation in written.items()
+            for paper_id in (
+                observation.paper_id,
+                observation.cited_paper_id,
+                links.cited_before.get(pk),
+            )
+        )
         insert_rows(Resolution, self.created)
         update_rows(Resolution, self.updated, _RESOLUTION_FIELDS)
         fields = sorted(self.observation_fields | {"revision", "changed_at"})
@@ -398,7 +415,7 @@ def _write_batch(
     results = [
         _apply_verdict(p, v, now, links, pending) for p, v in zip(prepared, verdicts, strict=True)
     ]
-    pending.flush()
+    pending.flush(links)
     return results
 
 
