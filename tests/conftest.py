@@ -15,6 +15,13 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE_RECORD = REPO / "samples" / "records" / "citation-record-2412.14374.json"
 
 
+def free_port() -> int:
+    """Return a TCP port nobody listens on right now (for a server a test starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def missing_service(reason: str) -> None:
     """Skip with a visible reason, or fail when CITEREC_REQUIRE_SERVICES=1 (CI)."""
     if os.environ.get("CITEREC_REQUIRE_SERVICES") == "1":

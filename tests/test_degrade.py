@@ -6,11 +6,6 @@ from __future__ import annotations
 
 import io
 import logging
-import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +16,8 @@ from django.test import Client
 
 from citerec.caches import redis_caches
 from citerec.outage import OncePerInterval
-from tests.conftest import missing_service
+from tests.conftest import free_port
+from tests.own_redis import OwnRedis, own_redis_fixture  # noqa: F401  (their fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -39,41 +35,6 @@ PAGES = [
 TIMEOUTS = {"default": 300, "records": 300, "record_stamps": 60}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Start a Redis server of this test's own on a spare port (the test stops it)."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        missing_service("redis-server is not installed: no Redis of our own to stop")
-    port = _free_port()
-    server = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            redis.Redis.from_url(url).ping()
-            break
-        except redis.ConnectionError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                pytest.fail("our own redis-server did not start")
-            time.sleep(0.1)
-    yield url, server
-    if server.poll() is None:
-        server.kill()
-        server.wait()
-
-
 @pytest.fixture
 def outage_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
     """Capture the cache outage log, with the once-per-interval filter starting afresh."""
@@ -89,12 +50,12 @@ def _import_sample(sample_record_path: Path) -> None:
 
 
 def test_pages_and_api_answer_after_the_cache_redis_stops(
-    own_redis: tuple[str, subprocess.Popen[bytes]],
+    own_redis: OwnRedis,
     settings: Any,
     sample_record_path: Path,
     outage_log: pytest.LogCaptureFixture,
 ) -> None:
-    url, server = own_redis
+    url, server = own_redis.url, own_redis.process
     settings.CACHES = redis_caches(url, prefix="degrade:", timeouts=TIMEOUTS, wait=0.5)
     _import_sample(sample_record_path)
     client = Client()
@@ -128,7 +89,7 @@ def test_throttle_lets_requests_through_while_the_cache_is_down(
 
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", {"anon": "1/min", "user": "1/min"})
     settings.CACHES = redis_caches(
-        f"redis://127.0.0.1:{_free_port()}/0", prefix="", timeouts=TIMEOUTS, wait=0.5
+        f"redis://127.0.0.1:{free_port()}/0", prefix="", timeouts=TIMEOUTS, wait=0.5
     )
     client = Client()
     assert [client.get("/api/v1/papers").status_code for _ in range(4)] == [200] * 4
@@ -136,7 +97,7 @@ def test_throttle_lets_requests_through_while_the_cache_is_down(
 
 def test_healthz_is_503_when_the_cache_is_required_and_down(settings: Any) -> None:
     settings.CACHES = redis_caches(
-        f"redis://127.0.0.1:{_free_port()}/0", prefix="", timeouts=TIMEOUTS, wait=0.5
+        f"redis://127.0.0.1:{free_port()}/0", prefix="", timeouts=TIMEOUTS, wait=0.5
     )
     settings.HEALTHZ_REQUIRED = ["database", "broker", "cache"]
     response = Client().get("/healthz")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from citerec.celery import app
 from curation.audit import Actor
 from curation.services import record_import, reference_list_import
 from tests import records_factory as rf
-from tests.conftest import REPO, database_url
+from tests.conftest import REPO, database_url, free_port
 
 MEGATRON = (
     "Shoeybi, M., Patwary, M., Puri, R. Megatron-LM: Training Multi-Billion Parameter Language "
@@ -36,12 +35,6 @@ class Ref:
     index: int
     raw: str
     label: str | None = None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait_for(url: str, deadline: float) -> None:
@@ -70,7 +63,7 @@ def test_honcho_runs_web_worker_and_beat(redis_url: str, tmp_path: Path) -> None
         actor=Actor.importer("test"),
         reason="fixture",
     )
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "DATABASE_URL": database_url(),

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ import httpx
 import pytest
 from django.test import Client
 
-from tests.conftest import REPO, database_url
+from tests.conftest import REPO, database_url, free_port
 from tests.procfile import start_procfile_process
 
 pytestmark = pytest.mark.django_db
@@ -26,12 +25,6 @@ _ASSET = re.compile(r'(?:src|href)="([^"]+)"')
 
 def _assets(html: str) -> list[str]:
     return _ASSET.findall(html)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_api_docs_load_only_local_assets(client: Client) -> None:
@@ -63,7 +56,7 @@ def _production_env(static_root: Path, port: int) -> dict[str, str]:
 @pytest.mark.parametrize("collect", [True, False], ids=["collected", "not-collected"])
 def test_debug_off_serves_admin_css_and_docs(tmp_path: Path, collect: bool) -> None:
     """Served from STATIC_ROOT after collectstatic, from the apps where nobody ran it."""
-    port = _free_port()
+    port = free_port()
     env = _production_env(tmp_path / "static", port)
     if collect:
         collected = subprocess.run(

@@ -15,8 +15,7 @@ from django.test import Client
 from redis.connection import AbstractConnection
 
 from citerec.caches import redis_caches
-
-from .conftest import OwnRedis
+from tests.own_redis import OwnRedis
 
 pytestmark = pytest.mark.django_db
 

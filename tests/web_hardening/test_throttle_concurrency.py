@@ -12,8 +12,7 @@ from django.test import Client
 from rest_framework.throttling import SimpleRateThrottle
 
 from citerec.caches import redis_caches
-
-from .conftest import OwnRedis
+from tests.own_redis import OwnRedis
 
 pytestmark = pytest.mark.django_db
 
