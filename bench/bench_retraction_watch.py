@@ -104,16 +104,14 @@ def make_citing(count: int) -> None:
 def follow_up(changed_dois: set[str]) -> str:
     """Refresh the cited works whose rows changed, as the command does; return a summary."""
     from curation.audit import Actor
-    from curation.notices.models import NoticeSource
-    from curation.notices.selectors import cited_works_for_dois
-    from curation.notices.services import refresh_in_batches
+    from curation.notices.services import retraction_watch_follow_up
 
     start = time.perf_counter()
-    works = cited_works_for_dois(changed_dois)
-    done = refresh_in_batches(work_ids=works, actor=Actor.importer("bench"), reason="benchmark",
-                              sources=(NoticeSource.RETRACTION_WATCH,))  # fmt: skip
+    done = retraction_watch_follow_up(changed_dois=changed_dois, actor=Actor.importer("bench"),
+                                      reason="benchmark")  # fmt: skip
     seconds = time.perf_counter() - start
     changed = sum(o.notices_changed for o in done.outcomes)
+    works = [*done.outcomes, *done.failed]
     return (f"{len(works):,} cited works refreshed ({changed:,} notices changed) in "
             f"{seconds:.2f} s = {len(works) / max(seconds, 1e-9):,.0f} works/s")  # fmt: skip
 

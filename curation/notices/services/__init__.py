@@ -17,7 +17,11 @@ from .refresh import (
     refresh_many,
     store_answers,
 )
-from .retraction_watch import RetractionWatchOutcome, retraction_watch_import
+from .retraction_watch import (
+    RetractionWatchOutcome,
+    retraction_watch_follow_up,
+    retraction_watch_import,
+)
 from .review import MissingNote, StaleReview, review_decide
 
 __all__ = [
@@ -32,6 +36,7 @@ __all__ = [
     "refresh",
     "refresh_in_batches",
     "refresh_many",
+    "retraction_watch_follow_up",
     "retraction_watch_import",
     "review_decide",
     "store_answers",

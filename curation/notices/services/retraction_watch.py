@@ -16,10 +16,13 @@ from curation.audit import Actor, audited
 from .. import events as ev
 from .. import retraction_watch as rw
 from ..models import (
+    NoticeSource,
     RetractionWatchImport,
     RetractionWatchRecord,
 )
 from ..retraction_watch import RetractionWatchRow
+from ..selectors import cited_works_for_dois
+from .refresh import BatchRefresh, refresh_in_batches
 
 _RW_FIELDS = (
     "original_doi",
@@ -212,3 +215,14 @@ def _restate_stored(
     for value, ids in changed.items():
         _set_on_records("superseded", value, ids)
     return dois
+
+
+def retraction_watch_follow_up(
+    *, changed_dois: set[str], actor: Actor, reason: str
+) -> BatchRefresh:
+    """Recompute the notices of the cited works whose Retraction Watch rows an import changed
+    (that source only, in batches): what `import_retraction_watch` does after the rows."""
+    works = cited_works_for_dois(changed_dois)
+    return refresh_in_batches(
+        work_ids=works, actor=actor, reason=reason, sources=(NoticeSource.RETRACTION_WATCH,)
+    )

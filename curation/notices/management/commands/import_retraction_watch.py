@@ -12,14 +12,12 @@ from tqdm import tqdm
 
 from curation.audit import Actor
 from curation.limits import Limits, current_limits
-from curation.notices.models import NoticeSource
 from curation.notices.retraction_watch import (
     CsvLimits,
     RetractionWatchFileError,
     read_retraction_watch,
 )
-from curation.notices.selectors import cited_works_for_dois
-from curation.notices.services import refresh_in_batches, retraction_watch_import
+from curation.notices.services import retraction_watch_follow_up, retraction_watch_import
 
 ERRORS_SHOWN = 50
 
@@ -75,11 +73,10 @@ class Command(BaseCommand):
         )
         if options["no_refresh"]:
             return
-        works = cited_works_for_dois(outcome.changed_dois)
-        refresh_in_batches(
-            work_ids=works,
+        done = retraction_watch_follow_up(
+            changed_dois=outcome.changed_dois,
             actor=actor,
             reason=f"Retraction Watch rows changed ({options['reason']})",
-            sources=(NoticeSource.RETRACTION_WATCH,),
         )
-        self.stdout.write(f"notices recomputed for {len(works)} cited work(s)")
+        works = len(done.outcomes) + len(done.failed)
+        self.stdout.write(f"notices recomputed for {works} cited work(s)")
