@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import functools
 import os
 import random
 import re
@@ -87,6 +88,17 @@ def worker_start(
     )  # fmt: skip
 
 
+@functools.cache
+def broker() -> tuple[Any, str]:
+    """Return a client of the Celery broker's Redis (one for the run: it is polled every 0.2 s)
+    and the deployment's key prefix."""
+    from django.conf import settings
+    from redis import Redis
+
+    prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix", "")
+    return Redis.from_url(settings.CELERY_BROKER_URL), str(prefix)
+
+
 def queues_drained() -> bool:
     """Return whether every Celery queue is empty and no job is taken and unfinished.
 
@@ -94,10 +106,8 @@ def queues_drained() -> bool:
     hash until it ends; the jobs it queues are in their lists before that.
     """
     from django.conf import settings
-    from redis import Redis
 
-    client = Redis.from_url(settings.CELERY_BROKER_URL)
-    prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix", "")
+    client, prefix = broker()
     keys = [
         f"{prefix}{name}{suffix}"
         for name in settings.CELERY_QUEUE_NAMES
@@ -123,11 +133,8 @@ def backlog_queued(jobs: int) -> None:
 
 def notices_waiting() -> int:
     """Return how many jobs wait on the notices queue."""
-    from django.conf import settings
-    from redis import Redis
-
-    prefix = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix", "")
-    return int(Redis.from_url(settings.CELERY_BROKER_URL).llen(f"{prefix}notices"))
+    client, prefix = broker()
+    return int(client.llen(f"{prefix}notices"))
 
 
 def wait_drained(started: float, on_tick: Any = None) -> float:

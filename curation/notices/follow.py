@@ -256,24 +256,15 @@ def locked_with_notices(observations: QuerySet[Observation]) -> QuerySet[Observa
 _NOTICE_INPUTS = ("cited_work", "revision", "changed_at")
 
 
-def locked_for_notices(
-    observations: QuerySet[Observation], *, resolution: bool = False
-) -> QuerySet[Observation]:
-    """`locked_with_notices` loading only what recomputing notices reads (the rest deferred:
-    for callers that recompute notices and nothing else); `resolution` also selects the
-    resolution (whether citerec has judged the observation yet)."""
-    related = ["standing_notice", *(["resolution"] if resolution else [])]
+def locked_for_notices(observations: QuerySet[Observation]) -> QuerySet[Observation]:
+    """`locked_with_notices` loading only the observation columns recomputing notices reads
+    (the rest deferred: for callers that follow links and do nothing else)."""
     fields = [
         f"{relation}__{field.name}"
-        for relation in related
+        for relation in ("standing_notice", "resolution")
         for field in _related_model(relation)._meta.concrete_fields
     ]
-    return (
-        observations.select_related(*related)
-        .only(*_NOTICE_INPUTS, *fields)
-        .select_for_update(of=("self",))
-        .order_by("pk")
-    )
+    return locked_with_notices(observations).only(*_NOTICE_INPUTS, *fields)
 
 
 def _related_model(relation: str) -> type[Model]:
@@ -309,7 +300,7 @@ def standing_notices_follow_links(
         chunk = Observation.objects.filter(pk__any=ids[start : start + _CHUNK])
         if changed_at is not None:
             chunk = chunk.filter(changed_at=changed_at)
-        locked += locked_for_notices(chunk, resolution=True)
+        locked += locked_for_notices(chunk)
     return standing_notices_follow(locked)
 
 
