@@ -115,10 +115,11 @@ def main() -> None:
     import django
 
     django.setup()
+    from django.conf import settings
     from django.db import connection
 
     from curation.audit import Actor
-    from curation.resolution.importers import import_arxiv_snapshot
+    from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 
     sizes = [int(a) for a in sys.argv[1:]] or [100_000]
     for count in sizes:
@@ -129,7 +130,7 @@ def main() -> None:
                 started = time.perf_counter()
                 report = import_arxiv_snapshot(
                     path=path, actor=Actor.importer("bench"), reason="bench", restart=restart,
-                    batch_size=int(os.environ.get("CITEREC_IMPORT_BATCH", 20_000)),
+                    batch_size=settings.CITEREC_IMPORT_BATCH,
                 )  # fmt: skip
                 took = time.perf_counter() - started
                 print(

@@ -386,7 +386,7 @@ def main() -> None:
     from citerec.celery import app
     from curation.audit import Actor
     from curation.models import Paper
-    from curation.resolution.importers import import_arxiv_snapshot
+    from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 
     name = connection.creation.create_test_db(
         verbosity=0, autoclobber=True, keepdb=True, serialize=False

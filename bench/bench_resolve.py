@@ -137,7 +137,7 @@ def main() -> None:
     from django.db import connection
 
     from curation.audit import Actor
-    from curation.resolution.importers import import_arxiv_snapshot
+    from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 
     sizes = [int(a) for a in sys.argv[1:]] or [100_000]
     rng = random.Random(7)

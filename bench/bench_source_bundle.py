@@ -311,7 +311,7 @@ def catalogue_load(count: int) -> str:
     from django.db import connection
 
     from curation.audit import Actor
-    from curation.resolution.importers import import_arxiv_snapshot
+    from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 
     started = time.perf_counter()
     import_arxiv_snapshot(path=generate(count), actor=Actor.importer("bench"), reason="bench")

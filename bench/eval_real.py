@@ -130,7 +130,7 @@ def build_glutton(refs: list[dict[str, Any]], folder: Path) -> int:
     """Import the glutton-dev Crossref catalogue (gold works and negatives); return its size."""
     from real_catalogue import glutton_works
 
-    from curation.resolution.importers import import_crossref_works
+    from curation.resolution.services.catalogue_imports import import_crossref_works
 
     path = folder / "crossref.jsonl"
     with path.open("w", encoding="utf-8") as handle:
@@ -149,7 +149,7 @@ def build_physics(folder: Path) -> list[dict[str, Any]]:
     from real_catalogue import physics_citations, physics_snapshot
 
     from curation.audit import Actor
-    from curation.resolution.importers import import_arxiv_snapshot
+    from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 
     citations = {c.key: c for c in physics_citations()}
     path = folder / "arxiv.jsonl"

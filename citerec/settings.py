@@ -345,6 +345,8 @@ if _REDIS_PREFIX:
 
 # --- Integrations ------------------------------------------------------------------------
 CITEREC_OFFLINE = env_bool("CITEREC_OFFLINE", default=False)
+# Lines per batch of an arXiv snapshot import (one transaction each); benchmarks vary it.
+CITEREC_IMPORT_BATCH = env_int("CITEREC_IMPORT_BATCH", 20_000)
 CROSSREF_BASE_URL = env_str("CROSSREF_BASE_URL", "https://api.crossref.org").rstrip("/")
 CROSSREF_MAILTO = env_str("CROSSREF_MAILTO", "")
 CITEREC_BASE_URL = env_str("CITEREC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")

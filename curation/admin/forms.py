@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django import forms
 
-from curation.references.identifiers import canonical_doi, looks_like_arxiv_id
+from curation.references.identifiers import curated_identifier
 from curation.states import VERIFIED_STATUSES, ResolutionStatus
-
-_ARXIV_PREFIXES = ("https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv:")
-
 
 APPLY_MINE, KEEP_CURRENT = "apply_mine", "keep_current"
 CONFLICT_CHOICES = [
@@ -58,18 +54,10 @@ class DecisionForm(forms.Form):
 
 def parse_identifier(value: str) -> tuple[str, str]:
     """Return ("arxiv", id) or ("doi", doi) for what a curator typed, or raise ValidationError."""
-    text = value.strip()
-    lowered = text.lower()
-    doi = canonical_doi(text)
-    if doi is not None:
-        return "doi", doi
-    for prefix in _ARXIV_PREFIXES:
-        if lowered.startswith(prefix):
-            text = text[len(prefix) :].strip()
-    arxiv_id = re.sub(r"v\d+$", "", text)
-    if looks_like_arxiv_id(arxiv_id):
-        return "arxiv", arxiv_id
-    raise forms.ValidationError(f"{value!r} is neither an arXiv id nor a DOI")
+    identifier = curated_identifier(value)
+    if identifier is None:
+        raise forms.ValidationError(f"{value!r} is neither an arXiv id nor a DOI")
+    return identifier
 
 
 class LinkForm(DecisionForm):

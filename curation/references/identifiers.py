@@ -220,6 +220,43 @@ def canonical_doi(value: str | None) -> str | None:
     return doi if _DOI_SHAPE.match(doi) else None
 
 
+def doi_key(doi: str) -> str:
+    """Return a stored DOI in the form citerec keeps and compares DOIs in (DOIs are case-blind).
+
+    For values already known to be DOIs (catalogue rows, stored links); anything typed or sent
+    by a person or a source goes through canonical_doi, which also refuses what is not a DOI.
+    """
+    return doi.strip().lower()
+
+
+_ARXIV_VALUE_PREFIX = re.compile(
+    r"^(?:https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/|arxiv:\s*)", re.IGNORECASE
+)
+
+
+def canonical_arxiv_id(value: str | None) -> str | None:
+    """Return an arXiv id given as a value (`arXiv:1604.06174v2`, an abs or pdf URL) bare and
+    without its version, or None when it is not shaped like one."""
+    if value is None:
+        return None
+    text = _ARXIV_VALUE_PREFIX.sub("", value.strip()).strip().removesuffix(".pdf")
+    text = re.sub(r"v\d+$", "", text)
+    return text if looks_like_arxiv_id(text) else None
+
+
+def curated_identifier(value: str) -> tuple[str, str] | None:
+    """Return ("doi", doi) or ("arxiv", id) for an identifier a person typed, cleaned, or None.
+
+    The one rule for curated input: the admin's forms, the API and the decision services all
+    clean through it, so a DOI URL with a trailing full stop and `arXiv:…v2` mean the same
+    everywhere."""
+    doi = canonical_doi(value)
+    if doi is not None:
+        return "doi", doi
+    arxiv_id = canonical_arxiv_id(value)
+    return ("arxiv", arxiv_id) if arxiv_id is not None else None
+
+
 def is_arxiv_doi(doi: str | None) -> bool:
     """Return whether a DOI is one DataCite minted for an arXiv paper (10.48550/arXiv.*)."""
     return doi is not None and doi.lower().startswith(ARXIV_DOI_PREFIX)

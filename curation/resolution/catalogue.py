@@ -125,6 +125,17 @@ def _crossref(row: Sequence[Any]) -> Candidate:
     )
 
 
+def crossref_candidate(fields: dict[str, Any]) -> Candidate:
+    """Return the candidate a Crossref work's catalogue fields (catalogue_rows.crossref_fields)
+    make, as if read back from the catalogue: a work the Crossref API just answered with."""
+    return _crossref(
+        [fields[name] for name in (
+            "doi", "title", "title_norm", "title_key", "year", "first_author", "authors",
+            "container_title", "venue_key", "short_venue_key", "volume", "first_page",
+        )]
+    )  # fmt: skip
+
+
 def _select(sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

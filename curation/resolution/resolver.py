@@ -15,7 +15,7 @@ from curation.references.identifiers import ARXIV_DOI_PREFIX
 from curation.references.quality import title_problem
 from curation.resolution import catalogue, matching
 from curation.resolution.catalogue import Candidate, TitleSearch
-from curation.resolution.importers import store_crossref_works
+from curation.resolution.catalogue_rows import BadLine, crossref_fields
 from curation.resolution.scoring import (
     TIE_MARGIN,
     Query,
@@ -178,6 +178,8 @@ class Lookups:
     works: dict[str, Candidate] = field(default_factory=dict)
     papers_by_doi: dict[str, Candidate] = field(default_factory=dict)
     crossref_notes: dict[str, str] = field(default_factory=dict)
+    # What the Crossref API answered for DOIs the catalogue lacked: the caller keeps them.
+    fetched: dict[str, dict[str, Any]] = field(default_factory=dict)
     frequencies: dict[str, int] = field(default_factory=dict)
     # Every word looked up in this batch, with its count when the catalogue has it.
     asked: set[str] = field(default_factory=set)
@@ -257,7 +259,10 @@ class Lookups:
             self.found[i] = self.found[i] + found
 
     def _ask_crossref(self, doi: str) -> None:
-        """Look an unknown DOI up on the Crossref API (online mode only) and keep the answer."""
+        """Look an unknown DOI up on the Crossref API (online mode only) and use the answer.
+
+        Nothing is stored here: `fetched` goes back to the caller, whose service keeps it in
+        the local catalogue with the verdicts it writes."""
         if settings.CITEREC_OFFLINE:
             self.crossref_notes[doi] = "offline: Crossref API not asked"
             return
@@ -269,10 +274,15 @@ class Lookups:
         if message is None:
             self.crossref_notes[doi] = "Crossref API: not found"
             return
-        store_crossref_works([message])
-        found = catalogue.works_by_doi([doi])
-        self.works.update(found)
-        self.papers_by_doi.update(catalogue.arxiv_papers_with_dois(found))
+        try:
+            fields = crossref_fields(message)
+        except BadLine as exc:
+            self.crossref_notes[doi] = f"Crossref API: unreadable answer ({exc})"
+            return
+        self.fetched[doi] = message
+        if fields["doi"] == doi:
+            self.works[doi] = catalogue.crossref_candidate(fields)
+            self.papers_by_doi.update(catalogue.arxiv_papers_with_dois([doi]))
         self.crossref_notes[doi] = "Crossref API: found"
 
 
@@ -283,7 +293,15 @@ def resolve_raw(raw: str) -> tuple[ParsedReference, Verdict]:
     return parsed, resolve_inputs([item])[0]
 
 
-def resolve_inputs(inputs: Sequence[ReferenceInput]) -> list[Verdict]:
+@dataclass
+class Resolved:
+    """A batch's verdicts, and the Crossref works fetched on the way for its caller to keep."""
+
+    verdicts: list[Verdict]
+    fetched: list[dict[str, Any]]
+
+
+def resolve_batch(inputs: Sequence[ReferenceInput]) -> Resolved:
     """Resolve a batch of references with one identifier lookup for all of them."""
     lookups = Lookups.for_inputs(inputs)
     verdicts = [resolve_one(item, lookups, i) for i, item in enumerate(inputs)]
@@ -295,7 +313,12 @@ def resolve_inputs(inputs: Sequence[ReferenceInput]) -> list[Verdict]:
         lookups.search_whole_strings(retry)
         for i in retry:
             verdicts[i] = resolve_one(inputs[i], lookups, i, whole_string=True)
-    return verdicts
+    return Resolved(verdicts, list(lookups.fetched.values()))
+
+
+def resolve_inputs(inputs: Sequence[ReferenceInput]) -> list[Verdict]:
+    """Return the verdicts of a batch of references (what Crossref answered is not kept)."""
+    return resolve_batch(inputs).verdicts
 
 
 def _evidence(item: ReferenceInput, lookups: Lookups) -> dict[str, Any]:

@@ -23,6 +23,8 @@ from ..history import event_model
 from ..limits import current_limits
 from ..models import Observation, Paper, Resolution
 from ..notices.follow import standing_notice_revert, standing_notices_follow_links
+from ..references.identifiers import canonical_arxiv_id, canonical_doi
+from ..resolution.services.catalogue_imports import store_crossref_works
 from ..states import VERIFIED_STATUSES, Origin, ResolutionStatus, ResolverSource
 from .works import canonical_work
 
@@ -148,7 +150,14 @@ def observation_link_arxiv(
     actor: Actor,
     reason: str,
 ) -> Observation:
-    """Link the observation to a known arXiv paper (checked before anything is saved)."""
+    """Link the observation to a known arXiv paper (checked before anything is saved).
+
+    The id is cleaned as every curated identifier is (`arXiv:1604.06174v2`, an abs URL).
+    """
+    cleaned = canonical_arxiv_id(arxiv_id)
+    if cleaned is None:
+        raise CurationError(f"{arxiv_id!r} is not an arXiv id")
+    arxiv_id = cleaned
     paper = Paper.objects.filter(arxiv_id=arxiv_id).first()
     if paper is None:
         raise CurationError(f"arXiv:{arxiv_id} is not in the catalogue or the records")
@@ -179,22 +188,35 @@ def observation_link_doi(
 ) -> Observation:
     """Link the observation to a DOI record, once the DOI is known (curation.resolution.dois).
 
-    The DOI is checked first, outside the transaction that writes (online that may ask
+    The DOI is cleaned as every curated identifier is (a doi.org URL, a trailing full stop,
+    any case), then checked, outside the transaction that writes (online that may ask
     Crossref); an unknown DOI is refused with why, and nothing is written.
     """
     from ..resolution.dois import doi_check  # the resolution floor sits on top of this one
 
-    doi = doi.strip().lower()
-    known, how = doi_check(doi)
-    if not known:
-        raise CurationError(f"DOI {doi} was not saved: {how}")
-    return _link_known_doi(observation, doi, expected_revision, actor, reason)
+    cleaned = canonical_doi(doi)
+    if cleaned is None:
+        raise CurationError(f"{doi!r} is not a DOI")
+    doi = cleaned
+    check = doi_check(doi)
+    if not check.known:
+        raise CurationError(f"DOI {doi} was not saved: {check.how}")
+    return _link_known_doi(
+        observation, doi, expected_revision, actor, reason, fetched=check.crossref_work
+    )
 
 
 @transaction.atomic
 def _link_known_doi(
-    observation: Observation, doi: str, expected_revision: int, actor: Actor, reason: str
+    observation: Observation,
+    doi: str,
+    expected_revision: int,
+    actor: Actor,
+    reason: str,
+    fetched: dict[str, Any] | None = None,
 ) -> Observation:
+    if fetched is not None:  # Crossref's answer joins the local catalogue with the link
+        store_crossref_works([fetched])
     paper = Paper.objects.filter(doi__iexact=doi).first()  # a DOI may belong to an arXiv paper
     with audited(actor, reason):
         current = lock(observation, expected_revision)

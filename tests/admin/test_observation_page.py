@@ -59,7 +59,7 @@ def test_an_unknown_identifier_is_refused_before_anything_is_saved(resolved: Any
 
 
 def test_a_known_doi_links_as_a_doi_record(resolved: Any, alice: Client) -> None:
-    from curation.resolution.importers import store_crossref_works
+    from curation.resolution.services.catalogue_imports import store_crossref_works
 
     store_crossref_works([{"DOI": "10.1000/ckpt.1", "title": ["Checkpointing for fault tolerant deep learning"]}])
     decide(alice, resolved[2], "link", identifier="doi:10.1000/CKPT.1", reason="published version")

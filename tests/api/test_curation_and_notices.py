@@ -64,7 +64,7 @@ def _link(client: APIClient, observation: Observation, **body: Any) -> Any:
 def test_a_curator_links_a_known_doi_under_the_admins_rule(
     curator: APIClient, junk: Observation, settings: Any
 ) -> None:
-    from curation.resolution.importers import store_crossref_works
+    from curation.resolution.services.catalogue_imports import store_crossref_works
 
     settings.CITEREC_OFFLINE = True
     store_crossref_works([{"DOI": "10.1000/ckpt.1", "title": ["Checkpointing for deep learning"]}])

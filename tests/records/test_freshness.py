@@ -25,8 +25,8 @@ from curation.models import Observation, Paper
 from curation.notices.services import refresh
 from curation.record.builder import build_record, record_bytes
 from curation.record.models import RecordVersion
-from curation.resolution.importers import import_arxiv_snapshot
 from curation.resolution.services import observations_resolve
+from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 from curation.services import record_import
 from curation.services.measurements import paper_record_measurement
 from curation.services.observations import observation_link_arxiv, observation_set_state

@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from curation.audit import Actor
-from curation.resolution.importers import import_arxiv_snapshot, import_crossref_works
+from curation.resolution.services.catalogue_imports import (
+    import_arxiv_snapshot,
+    import_crossref_works,
+)
 from curation.resolution.verdicts import resolve_raw_batch
 from curation.states import ResolutionStatus
 

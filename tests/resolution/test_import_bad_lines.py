@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from curation.models import Paper
-from curation.resolution import importers
+from curation.resolution import catalogue_rows
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
 from tests.resolution.snapshot import snapshot_item, snapshot_line
 
@@ -111,7 +111,7 @@ def test_a_line_the_database_refuses_anyway_costs_only_itself(
     refusal: str,
 ) -> None:
     """Should a check miss a value the columns cannot hold, the batch is split around it."""
-    monkeypatch.setattr(importers, check, 10**6)  # the check lets the bad value through
+    monkeypatch.setattr(catalogue_rows, check, 10**6)  # the check lets the bad value through
     path = tmp_path / "snap.jsonl"
     path.write_text(
         "\n".join([paper(1), paper(2), paper(3, **bad_fields), paper(4), paper(5)]) + "\n"
@@ -220,7 +220,7 @@ def test_a_crossref_document_of_the_wrong_shape_is_refused_whole(
 def test_a_crossref_work_the_database_refuses_anyway_costs_only_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(importers, "DOI_CHARS", 1000)  # let a 300-character DOI through
+    monkeypatch.setattr(catalogue_rows, "DOI_CHARS", 1000)  # let a 300-character DOI through
     path = tmp_path / "works.jsonl"
     lines = [work(1), work(2), work(3, DOI="10.1000/" + "y" * 292), work(4)]
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
@@ -238,5 +238,5 @@ def test_snapshot_lines_still_import_through_the_checks() -> None:
     """The checks refuse only what they name: a full, ordinary line passes."""
     item = json.loads(snapshot_line("2101.00001", "A title", "Ana Moreau", 2021, 2022,
                                     doi="10.1/x", journal_ref="Phys. Rev. D 65 (2002) 094516"))  # fmt: skip
-    row = importers.arxiv_row(item)
+    row = catalogue_rows.arxiv_row(item)
     assert row[0] == "2101.00001" and row[6] == 2 and row[12] == 2021

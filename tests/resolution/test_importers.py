@@ -12,8 +12,8 @@ from django.core.management import call_command
 
 from curation.audit import Actor
 from curation.models import Paper, PaperEvent
-from curation.resolution.importers import import_arxiv_snapshot
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
+from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 from tests.resolution.snapshot import snapshot_line
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,9 @@ import io
 import pytest
 from django.core.management import call_command
 
-from curation.resolution.importers import store_crossref_works
 from curation.resolution.models import CrossrefWork, PaperLocator
 from curation.resolution.resolver import resolve_raw
+from curation.resolution.services.catalogue_imports import store_crossref_works
 from curation.resolution.venues import Locator, locator_pairs, parse_journal_ref, venue_key
 from tests.resolution.snapshot import snapshot_line
 

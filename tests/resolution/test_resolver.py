@@ -12,6 +12,7 @@ from pytest_httpserver import HTTPServer
 from curation.crossref.cache import MemoryCache
 from curation.crossref.client import CrossrefClient
 from curation.crossref.throttle import LocalThrottle
+from curation.references import parse_reference
 from curation.resolution import resolver
 from curation.resolution.models import CrossrefWork
 from curation.resolution.resolver import resolve_raw
@@ -70,6 +71,9 @@ def test_tie_lists_the_candidates_for_curators(catalogue: None) -> None:
     assert {"1901.00001", "1901.00002"} <= listed
 
 
+WIDGET = "Okafor, A. Widgets at scale. J. Widgets, 2018. doi:10.5555/widget.1"
+
+
 def test_unknown_doi_is_asked_of_crossref_when_online(
     catalogue: None,
     settings,
@@ -85,13 +89,16 @@ def test_unknown_doi_is_asked_of_crossref_when_online(
     client = CrossrefClient(base_url=httpserver.url_for("/"), offline=False, cache=MemoryCache(),
                             throttle=LocalThrottle(1000))  # fmt: skip
     monkeypatch.setattr(resolver, "get_client", lambda: client)
-    _, verdict = resolve_raw("Okafor, A. Widgets at scale. J. Widgets, 2018. doi:10.5555/widget.1")
+    _, verdict = resolve_raw(WIDGET)
     assert (verdict.status, verdict.resolver_source, verdict.doi) == (
         "verified_exact",
         "doi",
         "10.5555/widget.1",
     )
-    assert CrossrefWork.objects.filter(doi="10.5555/widget.1").exists()
+    # The resolver reads and writes nothing: the answer goes back to its caller to keep.
+    assert not CrossrefWork.objects.filter(doi="10.5555/widget.1").exists()
+    item = resolver.ReferenceInput.from_parse(parse_reference(WIDGET))
+    assert resolver.resolve_batch([item]).fetched == [work]
 
 
 def test_offline_unknown_doi_is_kept_as_evidence(catalogue: None) -> None:

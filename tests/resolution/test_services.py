@@ -10,13 +10,22 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
+from pytest_httpserver import HTTPServer
 
 from curation.audit import Actor
+from curation.crossref.cache import MemoryCache
+from curation.crossref.client import CrossrefClient
+from curation.crossref.throttle import LocalThrottle
 from curation.models import Observation, ObservationEvent, Paper, Resolution
-from curation.resolution import services, tasks
-from curation.resolution.importers import store_crossref_works
-from curation.resolution.models import PinnedDisagreement, ResolutionChunk, ResolutionRun
+from curation.resolution import resolver, services, tasks
+from curation.resolution.models import (
+    CrossrefWork,
+    PinnedDisagreement,
+    ResolutionChunk,
+    ResolutionRun,
+)
 from curation.resolution.services import verdicts
+from curation.resolution.services.catalogue_imports import store_crossref_works
 from curation.states import Origin
 from tests.resolution.conftest import FIXTURES
 
@@ -100,6 +109,28 @@ def test_doi_verified_work_links_the_doi(catalogue: None) -> None:
     assert (obs.resolution.status, obs.resolution.resolver_source) == ("verified_exact", "doi")
     assert obs.cited_paper is None and obs.work_doi == "10.1000/j.1"
     assert obs.cited_work.doi == "10.1000/j.1"
+
+
+def test_a_work_crossref_answered_is_kept_with_the_verdict(
+    catalogue: None,
+    settings,
+    httpserver: HTTPServer,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    settings.CITEREC_OFFLINE = False
+    work = {"DOI": "10.5555/widget.1", "title": ["Widgets at Scale"], "type": "journal-article",
+            "author": [{"family": "Okafor"}], "issued": {"date-parts": [[2018]]}}  # fmt: skip
+    httpserver.expect_request("/works/10.5555/widget.1").respond_with_json(
+        {"status": "ok", "message": work}
+    )
+    client = CrossrefClient(base_url=httpserver.url_for("/"), offline=False, cache=MemoryCache(),
+                            throttle=LocalThrottle(1000))  # fmt: skip
+    monkeypatch.setattr(resolver, "get_client", lambda: client)
+    obs = observe("Okafor, A. Widgets at scale. J. Widgets, 2018. doi:10.5555/widget.1")
+    resolve(obs)
+    obs.refresh_from_db()
+    assert (obs.resolution.status, obs.work_doi) == ("verified_exact", "10.5555/widget.1")
+    assert CrossrefWork.objects.get(doi="10.5555/widget.1").title == "Widgets at Scale"
 
 
 def test_pinned_observation_is_left_and_the_disagreement_kept(catalogue: None) -> None:

@@ -12,8 +12,8 @@ from django.db import connection
 from curation.models import Paper
 from curation.resolution import catalogue
 from curation.resolution.catalogue import TitleSearch
-from curation.resolution.importers import refresh_title_words
 from curation.resolution.resolver import resolve_raw
+from curation.resolution.services.catalogue_imports import refresh_title_words
 from curation.resolution.text import QUERY_SEPARATOR, k_of_n
 from curation.states import ResolutionStatus
 

@@ -30,7 +30,7 @@ from curation.models import Observation
 from curation.references.latex_source import (
     PdfOnlySource,
 )
-from curation.resolution.importers import file_key
+from curation.resolution.catalogue_rows import file_key
 
 from .papers import (
     ARXIV_SOURCE,

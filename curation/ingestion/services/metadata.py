@@ -8,7 +8,8 @@ from typing import Any
 from curation.arxiv.metadata import ArxivMetadata, DeletedRecord
 from curation.audit import Actor, audited
 from curation.models import Paper
-from curation.resolution.importers import arxiv_row, catalogue_rows_upsert
+from curation.resolution.catalogue_rows import arxiv_row
+from curation.resolution.services.catalogue_imports import catalogue_rows_upsert
 
 
 def _version_created(metadata: ArxivMetadata) -> list[dict[str, str]]:

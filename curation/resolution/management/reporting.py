@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError, OutputWrapper
 
-from curation.resolution.importers import ImportReport
+from curation.resolution.catalogue_rows import ImportReport
 from curation.resolution.tasks import requeue_after_import
 
 

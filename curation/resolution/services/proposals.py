@@ -42,8 +42,8 @@ class Proposal:
 def propose(observation: Observation) -> Proposal:
     """Return the resolver's verdict for the observation as it is now.
 
-    No curated data is written. Online, the resolver may ask Crossref about a DOI the reference
-    names; what Crossref answers is kept in the local DOI catalogue, as every lookup keeps it.
+    Nothing is written. Online, the resolver may ask Crossref about a DOI the reference names;
+    the answer informs this proposal only (accepting it resolves again, and keeps the answer).
     """
     verdict = resolve_inputs([observation_input(observation)])[0]
     return Proposal(

@@ -29,8 +29,9 @@ from curation.resolution.resolver import (
     RESOLVER_VERSION,
     ReferenceInput,
     Verdict,
-    resolve_inputs,
+    resolve_batch,
 )
+from curation.resolution.services.catalogue_imports import store_crossref_works
 from curation.services.works import work_for_doi, work_for_paper
 from curation.states import Origin, ResolverSource
 
@@ -371,7 +372,11 @@ def observations_resolve(
         except Exception as exc:  # noqa: BLE001 - a batch never dies on one item
             outcome.failed += 1
             outcome.errors.append(f"observation {observation.pk}: {exc!r}")  # type: ignore[union-attr]
-    verdicts = resolve_inputs([p.item for p in prepared])
+    resolved = resolve_batch([p.item for p in prepared])
+    verdicts = resolved.verdicts
+    # What Crossref answered about DOIs the catalogue lacked joins it, as a catalogue import
+    # would: the next reference naming that DOI finds it locally.
+    store_crossref_works(resolved.fetched)
     now = timezone.now()
     # One transaction for the batch (one commit, not one per observation). The fast path writes
     # the whole batch at once; if any item fails, the batch is redone with a savepoint per item

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from curation.audit import Actor
-from curation.resolution.importers import environment_batch_size, import_arxiv_snapshot
 from curation.resolution.management.reporting import finish_import
+from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 
 
 class Command(BaseCommand):
@@ -26,7 +27,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path)
         parser.add_argument("--restart", action="store_true", help="Ignore the checkpoint")
-        parser.add_argument("--batch-size", type=int, default=environment_batch_size(20_000))
+        parser.add_argument("--batch-size", type=int, default=settings.CITEREC_IMPORT_BATCH)
         parser.add_argument("--no-requeue", action="store_true", help="Do not re-resolve after")
         parser.add_argument("--reason", default="arXiv snapshot import")
 

@@ -8,8 +8,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from curation.resolution.importers import BadLine, import_crossref_works
+from curation.resolution.catalogue_rows import BadLine
 from curation.resolution.management.reporting import finish_import
+from curation.resolution.services.catalogue_imports import import_crossref_works
 
 
 class Command(BaseCommand):

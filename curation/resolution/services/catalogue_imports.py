@@ -1,0 +1,357 @@
+"""Catalogue imports: the arXiv metadata snapshot (COPY + upsert) and Crossref works.
+
+The rows come checked from curation.resolution.catalogue_rows. Should the database refuse a
+batch all the same, the batch is split until the line it refuses is found, and that line alone
+is skipped (`_store_apart_from_refused`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psycopg
+from django.db import DataError, IntegrityError, connection, transaction
+from django.utils import timezone
+
+from curation.audit import Actor, audited
+from curation.limits import current_limits
+from curation.resolution.catalogue_rows import (
+    LOCATOR_COLUMNS,
+    PAPER_COLUMNS,
+    BadLine,
+    ImportReport,
+    UnreadableInput,
+    arxiv_row,
+    crossref_fields,
+    crossref_items,
+    file_key,
+    numbered_lines,
+    open_input,
+    parse_line,
+    too_long,
+)
+from curation.resolution.models import CrossrefWork, ImportCheckpoint
+
+# Columns an import may change on an existing paper; a change is a history event.
+_UPDATED = [c for c in PAPER_COLUMNS if c != "arxiv_id"]
+
+# What the database raises for a value its column refuses; COPY raises psycopg's own errors.
+_REFUSED = (DataError, IntegrityError, psycopg.DataError, psycopg.IntegrityError)
+
+_STAGE = "resolution_arxiv_stage"
+
+
+_STAGE_TYPES = (
+    "text", "text", "text", "text", "text", "text", "smallint", "timestamptz", "timestamptz",
+    "text", "text", "text", "smallint", "text", "text", "boolean",
+)  # fmt: skip
+
+_CREATE_STAGE = (
+    f"CREATE TEMP TABLE IF NOT EXISTS {_STAGE} (line bigint, "
+    + ", ".join(f"{c} {t}" for c, t in zip(PAPER_COLUMNS, _STAGE_TYPES, strict=True))
+    + ", venue_key text, volume text, first_page text, locator_year smallint"
+    + ") ON COMMIT DELETE ROWS"
+)
+
+# Locators follow the journal-ref: set, changed, or removed with it.
+_LOCATORS = f"""
+WITH latest AS (
+    SELECT DISTINCT ON (arxiv_id) arxiv_id, venue_key, volume, first_page, locator_year
+    FROM {_STAGE} ORDER BY arxiv_id, line DESC
+), gone AS (
+    DELETE FROM resolution_paperlocator l USING latest s, curation_paper p
+    WHERE p.arxiv_id = s.arxiv_id AND l.paper_id = p.id AND s.venue_key = ''
+)
+INSERT INTO resolution_paperlocator (paper_id, venue_key, volume, first_page, year)
+SELECT p.id, s.venue_key, s.volume, s.first_page, s.locator_year
+FROM latest s JOIN curation_paper p ON p.arxiv_id = s.arxiv_id WHERE s.venue_key <> ''
+ON CONFLICT (paper_id) DO UPDATE SET venue_key = EXCLUDED.venue_key, volume = EXCLUDED.volume,
+    first_page = EXCLUDED.first_page, year = EXCLUDED.year
+WHERE (resolution_paperlocator.venue_key, resolution_paperlocator.volume,
+       resolution_paperlocator.first_page, resolution_paperlocator.year)
+    IS DISTINCT FROM (EXCLUDED.venue_key, EXCLUDED.volume, EXCLUDED.first_page, EXCLUDED.year)
+"""
+
+_UPSERT = f"""
+WITH up AS (
+    INSERT INTO curation_paper ({", ".join(PAPER_COLUMNS)}, in_catalogue, snapshot_observed_at)
+    SELECT DISTINCT ON (arxiv_id) {", ".join(PAPER_COLUMNS)}, true, %s FROM {_STAGE}
+    ORDER BY arxiv_id, line DESC
+    ON CONFLICT (arxiv_id) DO UPDATE SET
+        {", ".join(f"{c} = EXCLUDED.{c}" for c in _UPDATED)},
+        in_catalogue = true, snapshot_observed_at = EXCLUDED.snapshot_observed_at
+    WHERE ({", ".join(f"curation_paper.{c}" for c in _UPDATED)}, curation_paper.in_catalogue)
+        IS DISTINCT FROM ({", ".join(f"EXCLUDED.{c}" for c in _UPDATED)}, true)
+    RETURNING (xmax = 0) AS inserted
+)
+SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM up
+"""
+
+
+def import_arxiv_snapshot(
+    *,
+    path: Path,
+    actor: Actor,
+    reason: str,
+    batch_size: int = 20_000,
+    progress: Callable[[int], None] | None = None,
+    restart: bool = False,
+) -> ImportReport:
+    """Load an arXiv snapshot into the catalogue, in batches, resuming after the last one done.
+
+    Each batch is COPYed into a staging table, then upserted in the same transaction that
+    moves the checkpoint, so a stopped import resumes exactly where it left off.
+    """
+    report = ImportReport()
+    key = file_key(path)
+    checkpoint, _ = ImportCheckpoint.objects.get_or_create(kind="arxiv", file_key=key)
+    if restart or checkpoint.finished:
+        checkpoint.line = checkpoint.byte_offset = checkpoint.imported = checkpoint.bad_lines = 0
+        checkpoint.finished = False
+    report.resumed_at = checkpoint.line
+    limits = current_limits()
+    with open_input(path) as handle:
+        if checkpoint.byte_offset:
+            handle.seek(checkpoint.byte_offset)
+        rows: list[tuple[Any, ...]] = []
+        last_line, last_offset = checkpoint.line, checkpoint.byte_offset
+        lines = numbered_lines(handle, checkpoint.line, path, limits.line_bytes)
+        try:
+            for number, offset, line in lines:
+                length, last_line, last_offset = offset - last_offset, number, offset
+                report.read += 1
+                if line is None:
+                    report.note_bad(f"{path}:{number}: {too_long(length, limits)}")
+                    continue
+                if not line.strip():
+                    continue
+                try:
+                    rows.append((number, *arxiv_row(parse_line(line, limits), limits)))
+                except BadLine as exc:
+                    report.note_bad(f"{path}:{number}: {exc}")
+                except ValueError as exc:
+                    report.note_bad(f"{path}:{number}: not JSON: {exc}")
+                if len(rows) >= batch_size:
+                    _load_batch(rows, checkpoint, number, offset, report, actor, reason, path)
+                    if progress:
+                        progress(len(rows))
+                    rows = []
+        except UnreadableInput as exc:
+            # The complete lines read so far are good: keep them, and say where reading stopped.
+            report.stopped = str(exc)
+        final = report.stopped is None
+        _load_batch(
+            rows, checkpoint, last_line, last_offset, report, actor, reason, path, final=final
+        )
+        if progress and rows:
+            progress(len(rows))
+    # Also when no paper changed: the locators follow every line (the planner must know the
+    # locator table is large).
+    settle_catalogue("arxiv")
+    if report.inserted or report.updated:
+        refresh_title_words()
+    return report
+
+
+def settle_catalogue(catalogue: str) -> int:
+    """Merge a catalogue's GIN pending list and refresh its statistics after a bulk load.
+
+    Bulk inserts park new full-text entries in the GIN pending list, which every search then
+    scans linearly (10 ms instead of 0.2 ms per title query on 100k papers) until a vacuum.
+    Only an index's owner may merge it or ANALYZE its table, and imports run as the runtime
+    role, which owns nothing: the owner's function resolution_settle_catalogue (migration
+    resolution 0005) does both for "arxiv" or "crossref". Return the pending pages merged.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT resolution_settle_catalogue(%s)", [catalogue])
+        return int(cursor.fetchone()[0])
+
+
+_TITLE_WORDS = """
+INSERT INTO resolution_titleword (word, titles)
+SELECT word, count(*) FROM (
+    SELECT unnest(string_to_array(title_norm, ' ')) AS word FROM curation_paper
+    UNION ALL
+    SELECT unnest(string_to_array(title_norm, ' ')) FROM resolution_crossrefwork
+) words WHERE length(word) BETWEEN 1 AND 64 GROUP BY word
+"""
+
+
+@transaction.atomic
+def refresh_title_words() -> None:
+    """Recount the catalogue's title words, so searches can pick each title's rarest words."""
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM resolution_titleword")
+        cursor.execute(_TITLE_WORDS)
+
+
+def catalogue_rows_upsert(
+    rows: Sequence[tuple[Any, ...]], *, actor: Actor, reason: str
+) -> tuple[int, int]:
+    """Upsert numbered `arxiv_row` rows into the catalogue; return (inserted, updated).
+
+    The snapshot import and the OAI-PMH harvest both land here, so a paper reads the same
+    whichever brought it. Rows are (line, *arxiv_row(...)); of one arXiv id the last line wins.
+    """
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_CREATE_STAGE)
+        cursor.execute(f"TRUNCATE {_STAGE}")  # inside an outer transaction nothing commits
+        columns = ", ".join(("line", *PAPER_COLUMNS, *LOCATOR_COLUMNS))
+        # COPY bypasses Django's execute wrapper, so it carries no history context, but it
+        # only fills the staging table, which has no triggers.
+        with cursor.cursor.copy(f"COPY {_STAGE} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+        # The upsert goes through Django's cursor: pghistory prefixes it with the context,
+        # so every paper it updates is a history event with this import's actor and reason.
+        with audited(actor, reason):
+            cursor.execute(_UPSERT, [timezone.now()])
+            inserted, updated = cursor.fetchone()
+            cursor.execute(_LOCATORS)
+    return int(inserted), int(updated)
+
+
+_Item = TypeVar("_Item")
+
+
+_Result = TypeVar("_Result")
+
+
+def _store_apart_from_refused(
+    items: list[_Item],
+    store: Callable[[list[_Item]], _Result],
+    refused: Callable[[_Item, str], None],
+) -> list[_Result]:
+    """Store items in one go; should the database refuse that, store each half the same way.
+
+    The line checks should leave nothing for the database to refuse; if one slips past them it
+    costs itself only, found in about 2 log2(batch) attempts, and `refused(item, why)` reports
+    it. Each attempt is its own transaction or savepoint, so a refused one leaves nothing.
+    """
+    try:
+        with transaction.atomic():
+            return [store(items)]
+    except _REFUSED as exc:
+        if len(items) == 1:
+            refused(items[0], _first_line(exc))
+            return []
+    half = len(items) // 2
+    return _store_apart_from_refused(items[:half], store, refused) + _store_apart_from_refused(
+        items[half:], store, refused
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _load_batch(
+    rows: list[tuple[Any, ...]],
+    checkpoint: ImportCheckpoint,
+    line: int,
+    offset: int,
+    report: ImportReport,
+    actor: Actor,
+    reason: str,
+    path: Path,
+    final: bool = False,
+) -> None:
+    """COPY rows into staging and upsert them, moving the checkpoint in the same transaction."""
+
+    def upsert(batch: list[tuple[Any, ...]]) -> tuple[int, int]:
+        return catalogue_rows_upsert(batch, actor=actor, reason=reason)
+
+    refused_lines: list[int] = []
+
+    def refused(row: tuple[Any, ...], why: str) -> None:
+        refused_lines.append(row[0])
+        report.note_bad(f"{path}:{row[0]}: the database refused it: {why}")
+
+    with transaction.atomic():
+        if rows:
+            for inserted, updated in _store_apart_from_refused(rows, upsert, refused):
+                report.inserted += inserted
+                report.updated += updated
+        checkpoint.line, checkpoint.byte_offset = line, offset
+        checkpoint.imported += len(rows) - len(refused_lines)
+        checkpoint.bad_lines = report.bad_count
+        checkpoint.finished = final
+        checkpoint.save()
+
+
+_CROSSREF_UPDATED = [
+    "title", "title_norm", "title_key", "container_title", "first_author", "authors",
+    "year", "type", "updated_by", "update_to", "raw", "imported_at",
+    "venue_key", "short_venue_key", "volume", "first_page",
+]  # fmt: skip
+
+
+def store_crossref_works(works: Iterable[dict[str, Any]], keep_raw: bool = False) -> int:
+    """Insert or refresh Crossref works in the local catalogue; return how many were stored."""
+    return _store_crossref_fields([crossref_fields(work, keep_raw) for work in works])
+
+
+def _store_crossref_fields(batch: Sequence[dict[str, Any]]) -> int:
+    """Upsert checked crossref_fields by DOI (of one DOI the last wins); return how many."""
+    objects = {fields["doi"]: CrossrefWork(**fields) for fields in batch}
+    if not objects:
+        return 0
+    CrossrefWork.objects.bulk_create(
+        list(objects.values()),
+        update_conflicts=True,
+        unique_fields=["doi"],
+        update_fields=_CROSSREF_UPDATED,
+    )
+    return len(objects)
+
+
+def import_crossref_works(
+    *,
+    path: Path,
+    batch_size: int = 5_000,
+    keep_raw: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Load Crossref works into the local DOI catalogue; bad items are reported and skipped.
+
+    A bad item (a field of the wrong type, a year outside YEARS, a DOI longer than its column,
+    a character PostgreSQL cannot store) is skipped with where it is and why; the items around
+    it are stored.
+    """
+    report = ImportReport()
+    batch: list[tuple[str, dict[str, Any]]] = []
+    before = CrossrefWork.objects.count()
+    limits = current_limits()
+
+    def store(items: list[tuple[str, dict[str, Any]]]) -> int:
+        return _store_crossref_fields([fields for _, fields in items])
+
+    def refused(item: tuple[str, dict[str, Any]], why: str) -> None:
+        report.note_bad(f"{item[0]}: the database refused it: {why}")
+
+    def flush() -> None:
+        if batch:
+            report.updated += sum(_store_apart_from_refused(batch, store, refused))
+            if progress:
+                progress(len(batch))
+
+    for where, item in crossref_items(path, report):
+        try:
+            batch.append((where, crossref_fields(item, keep_raw, limits)))
+        except BadLine as exc:
+            report.note_bad(f"{where}: {exc}")
+            continue
+        if len(batch) >= batch_size:
+            flush()
+            batch = []
+    flush()
+    report.inserted = CrossrefWork.objects.count() - before
+    if report.inserted or report.updated:
+        settle_catalogue("crossref")
+        refresh_title_words()
+    report.updated -= report.inserted
+    return report
+
