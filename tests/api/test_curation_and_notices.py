@@ -77,6 +77,45 @@ def test_a_curator_links_a_known_doi_under_the_admins_rule(
     assert stored.work_doi == "10.1000/ckpt.1" and stored.pinned
 
 
+def test_a_doi_link_is_cleaned_by_the_service_as_the_admin_cleans_it(
+    curator: APIClient, junk: Observation, settings: Any
+) -> None:
+    from curation.models import CitedWork
+    from curation.resolution.services.catalogue_imports import store_crossref_works
+
+    settings.CITEREC_OFFLINE = True
+    store_crossref_works([{"DOI": "10.1016/j.micpro.2020.103053", "title": ["Microprocessors"]}])
+    works = CitedWork.objects.count()
+
+    response = _link(curator, junk, doi="https://doi.org/10.1016/J.MICPRO.2020.103053.")
+
+    assert response.status_code == 200, response.content
+    assert Observation.objects.get(pk=junk.pk).work_doi == "10.1016/j.micpro.2020.103053"
+    assert CitedWork.objects.filter(doi="10.1016/j.micpro.2020.103053").count() == 1
+    assert CitedWork.objects.count() <= works + 1  # no second work for the URL form
+
+
+@pytest.mark.parametrize("given", ["arXiv:1604.06174v2", "https://arxiv.org/abs/1604.06174v1"])
+def test_an_arxiv_link_takes_what_the_admin_takes(
+    curator: APIClient, junk: Observation, given: str
+) -> None:
+    response = _link(curator, junk, arxiv_id=given)
+
+    assert response.status_code == 200, response.content
+    assert response.json()["cited_paper"] == "1604.06174"
+
+
+@pytest.mark.parametrize("body", [{"doi": "not a doi"}, {"arxiv_id": "arXiv:nonsense"}])
+def test_an_identifier_that_is_not_one_is_refused_by_name(
+    curator: APIClient, junk: Observation, body: dict[str, str]
+) -> None:
+    response = _link(curator, junk, **body)
+
+    assert response.status_code == 400
+    assert "is not a" in str(response.json())
+    assert Observation.objects.get(pk=junk.pk).revision == junk.revision
+
+
 def test_an_unknown_doi_is_refused_with_why_and_nothing_changes(
     curator: APIClient, junk: Observation, settings: Any
 ) -> None:
