@@ -6,8 +6,7 @@ from celery import Task, shared_task
 
 from curation.audit import Actor
 from curation.models import Paper
-
-from .measurements import measure_paper
+from curation.services.measurements import measure_paper
 
 
 @shared_task(bind=True, name="curation.crossref.tasks.measure_citations", acks_late=True)

@@ -12,9 +12,9 @@ from django.utils import timezone
 from curation.audit import Actor
 from curation.models import CitedWork
 
-from .follow import REFRESH_BATCH
 from .selectors import works_due
 from .services import refresh, refresh_many
+from .services.follow import REFRESH_BATCH
 
 log = logging.getLogger(__name__)
 

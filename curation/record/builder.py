@@ -11,8 +11,9 @@ from typing import Any
 
 from ..models import Observation, Paper, Resolution, StandingNotice
 from ..selectors import RECORD_CAP, RECORD_STATEMENT_BUDGET, RecordData, record_data
-from ..states import NoticeReason, NoticeState, ResolutionStatus
+from ..states import ResolutionStatus
 from .canonical import canonical_json, context_digest, observation_digest
+from .fragments import missing_notice_reason, unavailable_notice
 from .timestamps import format_micro_z, format_seconds, truncate_to_minute
 
 SCHEMA = "pith.paper-citation-record.v1"
@@ -100,26 +101,12 @@ def _resolution(observation: Observation) -> dict[str, Any]:
     }
 
 
-def no_event_sentence(latest_receipt: str) -> str:
-    """Return the v1 sentence for a measured notice with no event."""
-    return f"No event found in the named queried sources as of {latest_receipt}."
-
-
 def _standing_notice(observation: Observation) -> dict[str, Any]:
     notice: StandingNotice | None = getattr(observation, "standing_notice", None)
-    if notice is None:
-        has_link = observation.cited_work_id is not None or observation.cited_paper_id is not None
-        reason = (
-            NoticeReason.NO_SOURCE_ANSWERED
-            if has_link
-            else NoticeReason.CANONICAL_WORK_LINK_UNAVAILABLE
-        )
-        return {
-            "events": [],
-            "reason": reason.value,
-            "source_receipts": [],
-            "state": NoticeState.UNAVAILABLE.value,
-        }
+    if notice is None:  # not computed yet: the rule a computed notice follows (fragments)
+        linked = observation.cited_work_id is not None or observation.cited_paper_id is not None
+        fields = unavailable_notice(missing_notice_reason(linked=linked))
+        return {name: fields[name] for name in ("events", "reason", "source_receipts", "state")}
     block: dict[str, Any] = {
         "events": notice.events,
         "reason": notice.reason,

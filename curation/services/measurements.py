@@ -6,27 +6,17 @@ new measurement from the same source replaces the previous one (which stays in h
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from ..audit import Actor, audited
+from ..crossref import CrossrefClient, CrossrefError, get_client
 from ..models import ExternalCitationMeasurement, Paper
-from ..record.timestamps import format_micro_z
-
-CROSSREF = "crossref"
-
-
-def measurement_v1(*, source: str, count: int, observed_at: datetime, doi: str) -> dict[str, Any]:
-    """Return the v1 `external_citation_measurements` item."""
-    return {
-        "count": count,
-        "doi": doi,
-        "measure": "is-referenced-by-count" if source == CROSSREF else "citation_count",
-        "observed_at": format_micro_z(observed_at),
-        "source": source,
-    }
+from ..record.fragments import CROSSREF, measurement_v1
+from ..references.identifiers import doi_key
 
 
 @transaction.atomic
@@ -53,3 +43,40 @@ def paper_record_measurement(
             if item.position != position:
                 ExternalCitationMeasurement.objects.filter(pk=item.pk).update(position=position)
     return measurement
+
+
+@dataclass(frozen=True)
+class MeasureOutcome:
+    """What one measurement attempt did, in words a person can act on."""
+
+    arxiv_id: str
+    measured: bool
+    detail: str
+
+
+def measure_paper(
+    paper: Paper, *, actor: Actor, client: CrossrefClient | None = None
+) -> MeasureOutcome:
+    """Fetch and store the Crossref citation count of the paper's published DOI."""
+    doi = doi_key(paper.doi or "")
+    if not doi:
+        return MeasureOutcome(paper.arxiv_id, False, "no published DOI")
+    try:
+        message = (client or get_client()).work(doi)
+    except CrossrefError as exc:  # offline or unavailable: nothing is stored, never a zero
+        return MeasureOutcome(paper.arxiv_id, False, f"Crossref not answered: {exc}")
+    if message is None:
+        return MeasureOutcome(paper.arxiv_id, False, f"{doi} is not in Crossref")
+    count = message.get("is-referenced-by-count")
+    if not isinstance(count, int):
+        return MeasureOutcome(paper.arxiv_id, False, f"{doi}: Crossref gave no citation count")
+    paper_record_measurement(
+        paper=paper,
+        source=CROSSREF,
+        count=count,
+        doi=doi,
+        observed_at=timezone.now(),
+        actor=actor,
+        reason="Crossref is-referenced-by-count",
+    )
+    return MeasureOutcome(paper.arxiv_id, True, f"{doi}: {count}")

@@ -22,7 +22,7 @@ from ..audit import Actor, audited
 from ..history import event_model
 from ..limits import current_limits
 from ..models import Observation, Paper, Resolution
-from ..notices.follow import standing_notice_revert, standing_notices_follow_links
+from ..notices.services.follow import standing_notice_revert, standing_notices_follow_links
 from ..references.identifiers import canonical_arxiv_id, canonical_doi
 from ..resolution.services.catalogue_imports import store_crossref_works
 from ..states import VERIFIED_STATUSES, Origin, ResolutionStatus, ResolverSource

@@ -18,7 +18,7 @@ from ..models import (
     Resolution,
     StandingNotice,
 )
-from ..notices import follow
+from ..notices.services import follow
 from ..record.timestamps import format_micro_offset, parse_timestamp
 from ..states import VERIFIED_STATUSES, Origin, ResolverSource
 from .works import canonical_work

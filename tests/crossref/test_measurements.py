@@ -11,10 +11,9 @@ from pytest_httpserver import HTTPServer
 from curation.audit import Actor
 from curation.crossref.cache import MemoryCache
 from curation.crossref.client import CrossrefClient
-from curation.crossref.measurements import measure_paper
 from curation.models import Paper
 from curation.services import record_import
-from curation.services.measurements import paper_record_measurement
+from curation.services.measurements import measure_paper, paper_record_measurement
 from tests import records_factory as rf
 
 pytestmark = pytest.mark.django_db

@@ -12,12 +12,12 @@ from django.utils import timezone
 
 from curation.audit import Actor, audited
 from curation.models import Observation, StandingNotice
-from curation.notices.follow import (
+from curation.notices.models import NoticeSource, ReceiptOutcome, SourceReceipt
+from curation.notices.services.follow import (
     locked_with_notices,
     store_computed_notices,
     store_work_notices,
 )
-from curation.notices.models import NoticeSource, ReceiptOutcome, SourceReceipt
 from curation.states import NoticeState, Origin
 
 from .records import import_citing_record, work_for

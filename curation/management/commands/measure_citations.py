@@ -8,8 +8,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from curation.audit import Actor
-from curation.crossref.measurements import measure_paper
 from curation.models import Paper
+from curation.services.measurements import measure_paper
 
 
 class Command(BaseCommand):

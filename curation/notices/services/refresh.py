@@ -21,13 +21,6 @@ from curation.bulk_sql import insert_rows
 from curation.models import CitedWork, Observation
 
 from .. import events as ev
-from ..follow import (
-    REFRESH_BATCH,
-    locked_with_notices,
-    notice_values_by_work,
-    store_computed_notices,
-    store_work_notices,
-)
 from ..models import (
     NoticeEvent,
     NoticeReview,
@@ -38,6 +31,13 @@ from ..models import (
 from ..notify import notify_reviewers
 from ..selectors import retraction_watch_lookup, work_keys, works_keys
 from ..sources import CrossrefLike, SourceAnswer, ask_sources
+from .follow import (
+    REFRESH_BATCH,
+    locked_with_notices,
+    notice_values_by_work,
+    store_computed_notices,
+    store_work_notices,
+)
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from curation.audit import Actor, audited
 from curation.history import event_model, last_change
 from curation.models import CitedWork
 
-from ..follow import store_work_notices
 from ..models import NoticeReview, ReviewStatus
+from .follow import store_work_notices
 
 DECISIONS = (ReviewStatus.CONFIRMED, ReviewStatus.DISMISSED)
 

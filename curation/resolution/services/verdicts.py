@@ -15,7 +15,7 @@ from django.utils import timezone
 from curation.audit import Actor, audited
 from curation.bulk_sql import insert_rows, update_rows
 from curation.models import CitedWork, Observation, Paper, Resolution
-from curation.notices.follow import (
+from curation.notices.services.follow import (
     locked_with_notices,
     standing_notices_follow,
     standing_notices_follow_links,

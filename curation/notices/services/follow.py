@@ -11,10 +11,9 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import datetime
-from importlib import import_module
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 from django.db import connection, transaction
 from django.db.models import Model, QuerySet
@@ -23,13 +22,12 @@ from django.utils import timezone
 from curation.bulk_sql import encode_document, insert_rows, update_rows
 from curation.history import event_model
 from curation.models import Observation, StandingNotice
-from curation.record.builder import no_event_sentence
-from curation.record.timestamps import format_micro_offset
+from curation.record.fragments import measured_notice, missing_notice_reason, unavailable_notice
 from curation.record.versions import records_bumped_first
-from curation.states import NoticeReason, NoticeState, Origin
+from curation.states import Origin
 
-from . import events as ev
-from .models import NoticeEvent, ReceiptOutcome, SourceReceipt
+from .. import events as ev
+from ..models import NoticeEvent, ReceiptOutcome, SourceReceipt
 
 log = logging.getLogger(__name__)
 
@@ -37,50 +35,14 @@ _NOTICE_FIELDS = ("state", "reason", "observation_text", "events", "source_recei
 _CHUNK = 1000  # observations per statement, far below PostgreSQL's 65,535 parameters
 
 
-def unavailable(reason: NoticeReason) -> dict[str, Any]:
-    """Return the v1 notice fields of an unavailable notice."""
-    return {
-        "state": NoticeState.UNAVAILABLE.value,
-        "reason": reason.value,
-        "events": [],
-        "source_receipts": [],
-        "observation_text": None,
-    }
-
-
-class _Receipt(NamedTuple):
-    """What a notice shows of a receipt: the source and when it answered."""
-
-    source: str
-    observed_at: datetime
-
-
-def _measured(receipts: list[_Receipt], events: list[NoticeEvent]) -> dict[str, Any]:
-    if not receipts:
-        return unavailable(NoticeReason.NO_SOURCE_ANSWERED)
-    shown = [
-        {"observed_at": format_micro_offset(r.observed_at), "source": r.source}
-        for r in sorted(receipts, key=lambda r: r.source)
-    ]
-    latest = max(str(r["observed_at"]) for r in shown)  # one fixed-width format: text order
-    v1_events = sorted((e.to_v1() for e in events), key=ev.v1_sort_key)
-    return {
-        "state": NoticeState.MEASURED.value,
-        "reason": None,
-        "events": v1_events,
-        "source_receipts": shown,
-        "observation_text": None if v1_events else no_event_sentence(latest),
-    }
-
-
-def notice_values_by_work(work_ids: Collection[int | None]) -> dict[int | None, dict[str, Any]]:
-    """Return the v1 notice fields for observations of each work (None: no canonical link).
+def notice_values_by_work(work_ids: Collection[int | None]) -> dict[int, dict[str, Any]]:
+    """Return the v1 notice fields for observations of each work.
 
     Two statements for any number of works: each source's latest answered receipt (a failed
     query leaves the earlier answer standing), and the events still reported and not dismissed.
     """
     ids = sorted({w for w in work_ids if w is not None})
-    receipts: dict[int, list[_Receipt]] = defaultdict(list)
+    receipts: dict[int, list[tuple[str, datetime]]] = defaultdict(list)
     events: dict[int, list[NoticeEvent]] = defaultdict(list)
     if ids:
         answered = (
@@ -90,15 +52,24 @@ def notice_values_by_work(work_ids: Collection[int | None]) -> dict[int | None, 
             .values_list("work_id", "source", "observed_at")
         )
         for work_id, source, observed_at in answered:
-            receipts[work_id].append(_Receipt(source, observed_at))
+            receipts[work_id].append((source, observed_at))
         public = NoticeEvent.objects.filter(work_id__any=ids, still_reported=True, dismissed=False)
         for event in public:
             events[event.work_id].append(event)
-    values: dict[int | None, dict[str, Any]] = {
-        None: unavailable(NoticeReason.CANONICAL_WORK_LINK_UNAVAILABLE)
+    return {
+        w: measured_notice(receipts[w], sorted((e.to_v1() for e in events[w]), key=ev.v1_sort_key))
+        for w in ids
     }
-    values.update((w, _measured(receipts[w], events[w])) for w in ids)
-    return values
+
+
+def _computed_notice(
+    observation: Observation, by_work: dict[int, dict[str, Any]]
+) -> dict[str, Any]:
+    """Return the notice the observation's link gives it (the record builder's rule when no
+    notice is stored: an arXiv paper is a canonical link too)."""
+    if observation.cited_work_id is not None:
+        return by_work[observation.cited_work_id]
+    return unavailable_notice(missing_notice_reason(linked=observation.cited_paper_id is not None))
 
 
 def _differs(notice: StandingNotice, values: dict[str, Any]) -> bool:
@@ -134,7 +105,7 @@ def store_computed_notices(
     updated: list[StandingNotice] = []
     substantive: list[Observation] = []
     for observation in observations:
-        values = by_work[observation.cited_work_id]
+        values = _computed_notice(observation, by_work)
         notice: StandingNotice | None = getattr(observation, "standing_notice", None)
         if _substantive(notice, values):
             substantive.append(observation)
@@ -338,13 +309,26 @@ def _refresh_never_asked(work_ids: list[int]) -> None:
 REFRESH_BATCH = 250
 
 
+# The job that refreshes works in the background, one call per batch of work ids. Tasks are a
+# face above this floor (and import the services), so a service never imports them: the
+# notices app hands its task over when Django is ready (NoticesConfig.ready).
+BackgroundRefresh = Callable[[list[int], str], None]
+_background_refresh: BackgroundRefresh | None = None
+
+
+def use_background_refresh(runner: BackgroundRefresh) -> None:
+    """Set how works nobody has asked about yet are refreshed once a link to them commits."""
+    global _background_refresh
+    _background_refresh = runner
+
+
 def _queue_refreshes(work_ids: list[int]) -> None:
-    # Looked up when needed: the tasks import the services, which import this module.
-    refresh_works = import_module("curation.notices.tasks").refresh_works
+    if _background_refresh is None:
+        log.error("no background refresh set: %d works wait for the beat sweep", len(work_ids))
+        return
     for start in range(0, len(work_ids), REFRESH_BATCH):
-        refresh_works.delay(
-            work_ids[start : start + REFRESH_BATCH],
-            reason="first notice check of a newly linked work",
+        _background_refresh(
+            work_ids[start : start + REFRESH_BATCH], "first notice check of a newly linked work"
         )
 
 
