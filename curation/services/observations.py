@@ -23,7 +23,7 @@ from ..history import event_model
 from ..limits import current_limits
 from ..models import Observation, Paper, Resolution
 from ..notices.services.follow import standing_notice_revert, standing_notices_follow_links
-from ..references.identifiers import canonical_arxiv_id, canonical_doi
+from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
 from ..resolution.services.catalogue_imports import store_crossref_works
 from ..states import VERIFIED_STATUSES, Origin, ResolutionStatus, ResolverSource
 from .works import canonical_work
@@ -232,6 +232,31 @@ def _link_known_doi(
             work={"work_doi": doi},
         )
     return current
+
+
+def observation_link_identifier(
+    *,
+    observation: Observation,
+    identifier: str,
+    expected_revision: int,
+    actor: Actor,
+    reason: str,
+) -> Observation:
+    """Link to what an identifier names, as typed or as a candidate carries it: an arXiv id
+    (observation_link_arxiv) or a DOI (observation_link_doi), each checked before it is saved."""
+    cleaned = curated_identifier(identifier)
+    if cleaned is None:
+        raise CurationError(f"{identifier!r} is neither an arXiv id nor a DOI")
+    scheme, value = cleaned
+    common: dict[str, Any] = {
+        "observation": observation,
+        "expected_revision": expected_revision,
+        "actor": actor,
+        "reason": reason,
+    }
+    if scheme == "arxiv":
+        return observation_link_arxiv(arxiv_id=value, **common)
+    return observation_link_doi(doi=value, **common)
 
 
 @transaction.atomic
