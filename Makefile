@@ -38,6 +38,7 @@ test: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy citerec curation api
+	$(VENV)/bin/lint-imports
 
 eval-parse: install
 	$(PY) bench/eval_parse.py

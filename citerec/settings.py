@@ -94,7 +94,11 @@ TEMPLATES = [
 ]
 
 # --- Database: PostgreSQL only; the embedded server when DATABASE_URL is unset -------------
+DATABASE_EMBEDDED = not env_str("DATABASE_URL")
 DATABASE_URL = env_str("DATABASE_URL") or embedded_database_url(DATA_DIR / "pg")
+# Where pg_dump and pg_restore are (backup_database, restore_database): unset, the embedded
+# server's own with the embedded database, else those on PATH.
+CITEREC_PG_BIN = env_str("CITEREC_PG_BIN", "")
 DATABASES = {
     "default": dj_database_url.parse(
         DATABASE_URL,

@@ -21,10 +21,9 @@ class BackupError(RuntimeError):
 
 
 def _bin_dir() -> Path | None:
-    configured = os.environ.get("CITEREC_PG_BIN")
-    if configured:
-        return Path(configured)
-    if not os.environ.get("DATABASE_URL"):
+    if settings.CITEREC_PG_BIN:
+        return Path(settings.CITEREC_PG_BIN)
+    if settings.DATABASE_EMBEDDED:
         import pgserver
 
         return Path(pgserver.__file__).parent / "pginstall" / "bin"
