@@ -299,12 +299,12 @@ def run_timed(citing_id: str, chunk_size: int, on_tick: Any = None) -> tuple[Any
     """Create a run over one citing paper, dispatch it, and wait until it is done; return the
     run, the seconds it took, and when it was dispatched (time.perf_counter)."""
     from curation.audit import Actor
-    from curation.resolution import services
+    from curation.resolution import selectors, services
     from curation.resolution.models import ResolutionRun, RunStatus
     from curation.resolution.tasks import dispatch_run
 
     run = services.run_create(
-        observations=services.select_observations(paper_id=citing_id),
+        observations=selectors.select_observations(paper_id=citing_id),
         selection={"paper": citing_id}, actor=Actor.command("bench"), reason="bench",
         chunk_size=chunk_size,
     )  # fmt: skip

@@ -17,7 +17,7 @@ from django.db.models import QuerySet
 from citerec.celery import app
 from curation.audit import Actor
 from curation.models import Observation
-from curation.resolution import services
+from curation.resolution import selectors, services
 from curation.resolution.schedule import (
     CHUNK_MAX_RETRIES,
     CHUNK_RETRY_BACKOFF_MAX,
@@ -100,7 +100,7 @@ def redispatch_stale_runs(self: Task, minutes: float = STALE_RUN_MINUTES) -> lis
     backlog (every sweep once more). A run whose messages were lost is re-queued once the
     queue has drained.
     """
-    run_ids = services.stale_runs(minutes=minutes)
+    run_ids = selectors.stale_runs(minutes=minutes)
     if run_ids and (waiting := resolution_jobs_waiting()):
         log.info(
             "runs %s look stale but %s jobs wait on %s: not queued again", run_ids, waiting, QUEUE
@@ -128,7 +128,7 @@ def _run_for_job(
 def resolve_paper(self: Task, arxiv_id: str, reason: str) -> int:
     """Resolve every current observation of one paper as a run; return the run id."""
     return _run_for_job(
-        self, services.select_observations(paper_id=arxiv_id), {"paper": arxiv_id}, reason
+        self, selectors.select_observations(paper_id=arxiv_id), {"paper": arxiv_id}, reason
     )
 
 
@@ -139,11 +139,11 @@ def resolve_batch(
     """Resolve observations by state (or all of them) as a run in chunks; return the run id."""
     selection = {"state": state, "all": everything}
     return _run_for_job(
-        self, services.select_observations(state=state, everything=everything), selection, reason
+        self, selectors.select_observations(state=state, everything=everything), selection, reason
     )
 
 
 @shared_task(bind=True, name="curation.resolution.tasks.requeue_after_import", acks_late=True)
 def requeue_after_import(self: Task, reason: str = REQUEUE_REASON) -> int:
     """Re-resolve unpinned unresolved and malformed observations after a catalogue grew."""
-    return _run_for_job(self, services.retry_candidates(), {"requeue": "catalogue import"}, reason)
+    return _run_for_job(self, selectors.retry_candidates(), {"requeue": "catalogue import"}, reason)

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from curation.audit import Actor, audited
 from curation.models import Observation, Paper
-from curation.resolution import services
+from curation.resolution import selectors, services
 from curation.resolution.models import ResolutionRun
 from tests.resolution.conftest import FIXTURES
 
@@ -31,6 +31,6 @@ def make_run(count: int, chunk_size: int) -> ResolutionRun:
             for i in range(count)
         )  # fmt: skip
     return services.run_create(
-        observations=services.select_observations(everything=True),
+        observations=selectors.select_observations(everything=True),
         selection={"all": True}, actor=ACTOR, reason="run test", chunk_size=chunk_size,
     )  # fmt: skip

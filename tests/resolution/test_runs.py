@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from citerec.celery import app
 from curation.models import Resolution
-from curation.resolution import services, tasks
+from curation.resolution import selectors, services, tasks
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
 from curation.resolution.services import runs as run_services
 from tests.resolution import runs
@@ -162,14 +162,14 @@ def test_a_stale_run_is_found_and_queued_again() -> None:
     ResolutionChunk.objects.filter(run=stale).update(started_at=old)
     ResolutionChunk.objects.filter(run=stale, done_at__isnull=False).update(done_at=old)
     fresh = services.run_create(
-        observations=services.select_observations(everything=True), selection={"all": True},
+        observations=selectors.select_observations(everything=True), selection={"all": True},
         actor=ACTOR, reason="fresh", chunk_size=4,
     )  # fmt: skip
-    assert services.stale_runs(minutes=15) == [stale.pk]  # the fresh one was just created
+    assert selectors.stale_runs(minutes=15) == [stale.pk]  # the fresh one was just created
     assert tasks.redispatch_stale_runs.delay().get() == [stale.pk]  # in process: resolves it
     stale.refresh_from_db()
     assert (stale.status, stale.done) == (RunStatus.DONE, 8)
-    assert services.stale_runs(minutes=15) == []
+    assert selectors.stale_runs(minutes=15) == []
     assert ResolutionRun.objects.get(pk=fresh.pk).status == RunStatus.QUEUED
 
 
@@ -215,7 +215,7 @@ def test_run_creation_streams_a_selection_into_chunks(monkeypatch: pytest.Monkey
     got = chunks(run)
     assert [c.number for c in got] == [0, 1, 2, 3, 4, 5] and run.total == 11
     ids = [i for c in got for i in c.observation_ids]
-    expected = services.select_observations(everything=True).values_list("pk", flat=True)
+    expected = selectors.select_observations(everything=True).values_list("pk", flat=True)
     assert ids == [str(pk) for pk in expected]
 
 
@@ -244,7 +244,7 @@ def test_a_run_waiting_behind_a_backlog_is_not_queued_again(broker_queue: None) 
     stale = make_run(count=8)
     old = timezone.now() - dt.timedelta(hours=1)
     ResolutionRun.objects.filter(pk=stale.pk).update(created_at=old, dispatched_at=old)
-    assert services.stale_runs(minutes=15) == [stale.pk]
+    assert selectors.stale_runs(minutes=15) == [stale.pk]
     tasks.resolve_chunk.delay(chunks(stale)[0].pk)  # a job still waiting its turn
     assert tasks.resolution_jobs_waiting() == 1
     assert tasks.redispatch_stale_runs.run() == []

@@ -17,7 +17,7 @@ from curation.crossref.cache import MemoryCache
 from curation.crossref.client import CrossrefClient
 from curation.crossref.throttle import LocalThrottle
 from curation.models import Observation, ObservationEvent, Paper, Resolution
-from curation.resolution import resolver, services, tasks
+from curation.resolution import resolver, selectors, services, tasks
 from curation.resolution.models import (
     CrossrefWork,
     PinnedDisagreement,
@@ -148,7 +148,7 @@ def test_a_chunk_delivered_twice_is_counted_once(catalogue: None) -> None:
     for i in range(5):
         observe(f"Sara Hooker. The Hardware Lottery {i}, 2020.", index=i)
     run = services.run_create(
-        observations=services.select_observations(everything=True), selection={"all": True},
+        observations=selectors.select_observations(everything=True), selection={"all": True},
         actor=ACTOR, reason="batch", chunk_size=2,
     )  # fmt: skip
     chunk_ids = list(ResolutionChunk.objects.filter(run=run).values_list("pk", flat=True))
@@ -205,7 +205,7 @@ def test_a_worker_dying_mid_chunk_loses_and_duplicates_nothing(
         observe(f"Sara Hooker. The Hardware Lottery {i}, 2020.", index=i)
     observe("Sara Hooker. The Hardware Lottery, 2020.", index=9)
     run = services.run_create(
-        observations=services.select_observations(everything=True), selection={"all": True},
+        observations=selectors.select_observations(everything=True), selection={"all": True},
         actor=ACTOR, reason="batch", chunk_size=10,
     )  # fmt: skip
     chunk = ResolutionChunk.objects.get(run=run)

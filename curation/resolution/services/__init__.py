@@ -9,17 +9,13 @@
 from .runs import (
     CHUNK_SIZE,
     MAX_RUN_ERRORS,
-    RETRY_STATES,
     RUN_CREATE_BATCH,
     ChunkBusy,
     ChunkOutcome,
     chunk_failed,
     chunk_resolve,
-    retry_candidates,
     run_create,
     run_unfinished_chunks,
-    select_observations,
-    stale_runs,
 )
 from .verdicts import (
     DATABASE_UNAVAILABLE,
@@ -34,7 +30,6 @@ __all__ = [
     "CHUNK_SIZE",
     "DATABASE_UNAVAILABLE",
     "MAX_RUN_ERRORS",
-    "RETRY_STATES",
     "RUN_CREATE_BATCH",
     "BatchOutcome",
     "ChunkBusy",
@@ -45,9 +40,6 @@ __all__ = [
     "locked_observations",
     "observation_input",
     "observations_resolve",
-    "retry_candidates",
     "run_create",
     "run_unfinished_chunks",
-    "select_observations",
-    "stale_runs",
 ]

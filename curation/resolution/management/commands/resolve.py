@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from curation.audit import Actor
-from curation.resolution import services
+from curation.resolution import selectors, services
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
 from curation.resolution.tasks import dispatch_run
 from curation.states import ResolutionStatus
@@ -44,7 +44,7 @@ class Command(BaseCommand):
         if options["resume"] is not None:
             self._resume(options["resume"], actor, options)
             return
-        observations = services.select_observations(
+        observations = selectors.select_observations(
             paper_id=options["paper"], state=options["state"], everything=options["all"]
         )
         if options["paper"] and not observations.exists():
