@@ -16,6 +16,7 @@ from django.conf import settings
 
 from curation.crossref.cache import MISSING, MemoryCache, RedisCache, ResponseCache
 from curation.crossref.throttle import LocalThrottle, RedisThrottle, Throttle, redis_from_settings
+from curation.references.identifiers import doi_key
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +113,7 @@ class CrossrefClient:
 
     def work(self, doi: str) -> dict[str, Any] | None:
         """Return the "message" of GET /works/{doi}, or None when Crossref does not know it."""
-        path = "/works/" + quote(doi.strip().lower(), safe="/:;()[]<>")
+        path = "/works/" + quote(doi_key(doi), safe="/:;()[]<>")
         return self._get(path, {})
 
     def works(self, params: dict[str, str]) -> dict[str, Any]:

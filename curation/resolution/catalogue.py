@@ -16,6 +16,7 @@ from typing import Any
 
 from django.db import connection
 
+from curation.references.identifiers import doi_key
 from curation.resolution.text import QUERY_SEPARATOR, near_tsquery, title_key, title_norm, tsquery
 from curation.states import ResolverSource
 
@@ -98,7 +99,7 @@ def _paper(row: Sequence[Any]) -> Candidate:
         first_author=first,
         authors=authors,
         arxiv_id=arxiv_id,
-        doi=doi.lower() or None,
+        doi=doi_key(doi) or None,
         venue=journal_ref or "",
         paper_id=pk,
         venue_keys=(venue_key,) if venue_key else (),
@@ -153,7 +154,7 @@ def papers_by_arxiv_id(ids: Iterable[str]) -> dict[str, Candidate]:
 
 def works_by_doi(dois: Iterable[str]) -> dict[str, Candidate]:
     """Return DOI records among dois, by DOI: Crossref works, else arXiv papers with that DOI."""
-    wanted = sorted({d.lower() for d in dois})
+    wanted = sorted({doi_key(d) for d in dois})
     if not wanted:
         return {}
     found: dict[str, Candidate] = {}
@@ -170,7 +171,7 @@ def works_by_doi(dois: Iterable[str]) -> dict[str, Candidate]:
 
 def arxiv_papers_with_dois(dois: Iterable[str]) -> dict[str, Candidate]:
     """Return the arXiv papers whose published DOI is among dois, by DOI."""
-    wanted = sorted({d.lower() for d in dois})
+    wanted = sorted({doi_key(d) for d in dois})
     if not wanted:
         return {}
     rows = _select(f"SELECT {_PAPER_COLUMNS} FROM {_PAPERS} WHERE p.doi = ANY(%s)", [wanted])

@@ -32,6 +32,7 @@ from curation.limits import (
     walk,
 )
 from curation.models import Paper
+from curation.references.identifiers import doi_key
 from curation.resolution.models import CrossrefWork
 from curation.resolution.text import fold_name, title_norm
 from curation.resolution.venues import first_page, page_key, parse_journal_ref, venue_key
@@ -220,7 +221,7 @@ def arxiv_row(item: Any, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, ...]:
         year = _year_of(update_date)
         _check_year(year, "update_date")
     row = (
-        arxiv_id, title, authors, doi.lower()[:255],
+        arxiv_id, title, authors, doi_key(doi)[:255],
         categories[:255], categories.split(" ")[0][:64] or None, len(versions) or None,
         submitted, last, journal_ref, comments, _first_surname(item, authors), year,
         norm, norm.replace(" ", "")[:255], any(w in comments.lower() for w in _WITHDRAWN),
@@ -399,7 +400,7 @@ def crossref_fields(
     doi = work.get("DOI")
     if not isinstance(doi, str) or not doi.startswith("10."):
         raise BadLine("field 'DOI': expected a DOI string starting with '10.'")
-    doi = doi.strip().lower()
+    doi = doi_key(doi)
     if len(doi) > DOI_CHARS:
         raise BadLine(
             f"field 'DOI': {len(doi)} characters, longer than the {DOI_CHARS} a DOI is stored in"

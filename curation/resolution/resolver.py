@@ -11,7 +11,7 @@ from django.conf import settings
 
 from curation.crossref import CrossrefError, get_client
 from curation.references import Malformed, ParsedReference, extract_identifiers, parse_reference
-from curation.references.identifiers import ARXIV_DOI_PREFIX
+from curation.references.identifiers import ARXIV_DOI_PREFIX, doi_key
 from curation.references.quality import title_problem
 from curation.resolution import catalogue, matching
 from curation.resolution.catalogue import Candidate, TitleSearch
@@ -100,7 +100,7 @@ class ReferenceInput:
             year=year,
             venue=venue or "",
             arxiv_ids=[arxiv_id] if arxiv_id else [],
-            dois=[doi.lower()] if doi else [],
+            dois=[doi_key(doi)] if doi else [],
             pith_arxiv_id=pith_arxiv_id,
             url=url,
             problem=problem,

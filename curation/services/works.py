@@ -6,11 +6,12 @@ Call these inside the caller's audit context: CitedWork is a tracked model.
 from __future__ import annotations
 
 from ..models import CitedWork, Paper
+from ..references.identifiers import doi_key
 
 
 def work_for_doi(doi: str, title: str = "") -> CitedWork:
     """Return (creating it if new) the canonical work of a DOI, compared lower-cased."""
-    return CitedWork.objects.get_or_create(doi=doi.lower(), defaults={"title": title})[0]
+    return CitedWork.objects.get_or_create(doi=doi_key(doi), defaults={"title": title})[0]
 
 
 def work_for_paper(paper: Paper) -> CitedWork:

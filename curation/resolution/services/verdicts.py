@@ -22,6 +22,7 @@ from curation.notices.services.follow import (
 )
 from curation.record.versions import records_bumped_first
 from curation.references import parse_reference
+from curation.references.identifiers import doi_key
 from curation.resolution.models import (
     PinnedDisagreement,
 )
@@ -107,7 +108,7 @@ class _Links:
         papers = Paper.objects.filter(arxiv_id__any=arxiv_ids).only("id", "arxiv_id", "doi", "title")
         self.papers = {p.arxiv_id: p for p in papers}
         dois = {v.doi for v in verdicts if v.verified and v.doi}
-        dois |= {p.doi.lower() for p in self.papers.values() if p.doi}
+        dois |= {doi_key(p.doi) for p in self.papers.values() if p.doi}
         self.by_doi: dict[str, CitedWork] = {}
         self.by_arxiv: dict[str, CitedWork] = {}
         self._read_works(dois, arxiv_ids)
@@ -128,7 +129,7 @@ class _Links:
         new: dict[tuple[str, str], str] = {}
         for verdict in verdicts:
             paper = self.paper(verdict)
-            doi = verdict.doi or (paper.doi.lower() if paper and paper.doi else None)
+            doi = verdict.doi or (doi_key(paper.doi) if paper and paper.doi else None)
             if doi and doi not in self.by_doi:
                 new[("doi", doi)] = _title(verdict)
             elif not doi and paper is not None and paper.arxiv_id not in self.by_arxiv:
@@ -160,7 +161,7 @@ class _Links:
         """Return the canonical work notices hang off: the DOI first, else the arXiv id."""
         if not verdict.verified:
             return None
-        doi = verdict.doi or (paper.doi.lower() if paper and paper.doi else None)
+        doi = verdict.doi or (doi_key(paper.doi) if paper and paper.doi else None)
         if doi:
             if doi not in self.by_doi:
                 self.by_doi[doi] = work_for_doi(doi, _title(verdict))
@@ -321,7 +322,7 @@ def _store_disagreement(observation: Observation, verdict: Verdict, now: datetim
     current_arxiv = None
     if observation.cited_paper_id is not None:
         current_arxiv = Paper.objects.get(pk=observation.cited_paper_id).arxiv_id
-    current_doi = (observation.work_doi or "").lower() or None
+    current_doi = doi_key(observation.work_doi or "") or None
     agrees = (
         resolution is not None
         and resolution.status == verdict.status

@@ -12,7 +12,7 @@ from curation.audit import Actor
 from curation.models import CitedWork
 from curation.notices.selectors import cited_works
 from curation.notices.services import ALL_SOURCES, refresh
-from curation.references.identifiers import canonical_doi
+from curation.references.identifiers import canonical_doi, doi_key
 
 
 def find_work(ref: str) -> CitedWork:
@@ -20,7 +20,7 @@ def find_work(ref: str) -> CitedWork:
     if ref.isdigit():
         work = CitedWork.objects.filter(pk=int(ref)).first()
     elif doi := canonical_doi(ref):
-        work = CitedWork.objects.filter(doi__in={doi, ref.strip().lower()}).first()
+        work = CitedWork.objects.filter(doi__in={doi, doi_key(ref)}).first()
     else:
         work = CitedWork.objects.filter(arxiv_id=ref.removeprefix("arXiv:")).first()
     if work is None:
