@@ -34,7 +34,6 @@ from ..sources import CrossrefLike, SourceAnswer, ask_sources
 from .follow import (
     REFRESH_BATCH,
     locked_with_notices,
-    notice_values_by_work,
     store_computed_notices,
     store_work_notices,
 )
@@ -347,12 +346,6 @@ def _open_reviews(events: Sequence[NoticeEvent], now: datetime) -> list[NoticeRe
 
 
 # --- standing notices ------------------------------------------------------------------------
-
-
-def notice_values(work: CitedWork | None) -> dict[str, Any]:
-    """Return the v1 standing-notice fields for an observation of this work (SPEC §4)."""
-    work_id = work.pk if work is not None else None
-    return notice_values_by_work([work_id])[work_id]
 
 
 def _recompute(
