@@ -1,8 +1,9 @@
-"""All writes to curated data. Each service runs in one transaction inside an audit context.
+"""Writes to papers, observations and their works, one module per area (the other areas'
+writes are in curation/{resolution,notices,ingestion}/services/: ARCHITECTURE.md).
 
-Services are keyword-only and take an Actor and a reason; callers (admin, API, tasks, commands)
-stay thin. The history triggers refuse a change that carries no context, so nothing can write
-around these functions. One module per area; the names below are the public surface.
+Each service runs in one transaction inside an audit context, is keyword-only and takes an
+Actor and a reason; callers (admin, API, tasks, commands) stay thin. The history triggers
+refuse a change that carries no context, so nothing can write around these functions.
 """
 
 from .record_import import ImportOutcome, RecordConflict, record_import
