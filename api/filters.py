@@ -9,6 +9,7 @@ import django_filters as filters
 from django.db.models import Q, QuerySet
 
 from curation.models import CitedWork, Observation, Paper
+from curation.selectors import papers_changed_since
 from curation.states import ResolutionStatus, ResolverSource
 
 
@@ -143,14 +144,5 @@ class RecordChangeFilter(filters.FilterSet):
     def filter_changed_since(
         self, queryset: QuerySet[Paper], name: str, value: datetime
     ) -> QuerySet[Paper]:
-        """Keep papers with an observation (outbound or inbound) changed since value.
-
-        That is the same as "whose record changed since value": a paper's record_changed_at is
-        the latest change of its observations, so it is at or after value exactly when one of
-        them is. Not filtering on the annotation as well spares PostgreSQL computing it twice
-        per paper (it is computed once, for the order).
-        """
-        touched = Observation.objects.filter(changed_at__gte=value)
-        return queryset.filter(
-            Q(pk__in=touched.values("paper_id")) | Q(pk__in=touched.values("cited_paper_id"))
-        )
+        """Keep papers with an observation (outbound or inbound) changed since value."""
+        return papers_changed_since(queryset, since=value)

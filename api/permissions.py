@@ -8,6 +8,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
 from curation.permissions import CURATORS
+from curation.selectors import is_curator
 
 
 class IsCurator(BasePermission):
@@ -18,4 +19,4 @@ class IsCurator(BasePermission):
     def has_permission(self, request: Request, view: Any) -> bool:
         """Return whether the user is a curator."""
         user = request.user
-        return bool(user and user.is_authenticated and user.groups.filter(name=CURATORS).exists())
+        return bool(user and user.is_authenticated and is_curator(user))

@@ -355,6 +355,11 @@ CROSSREF_BASE_URL = env_str("CROSSREF_BASE_URL", "https://api.crossref.org").rst
 CROSSREF_MAILTO = env_str("CROSSREF_MAILTO", "")
 CITEREC_BASE_URL = env_str("CITEREC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 NOTICES_REFRESH_RATE_LIMIT = env_str("NOTICES_REFRESH_RATE_LIMIT", "4/s")
+# The observation page links a candidate scoring below this (0-100, curation/resolution/
+# candidates.py) only after a confirmation that says why. 87 is a title exactly at the
+# resolver's "same work" similarity (92 %) with nothing else known; a contradicted year or
+# author, or titles that do not agree, score below it.
+CURATION_ACCEPT_TOP_CONFIRM_BELOW = env_int("CURATION_ACCEPT_TOP_CONFIRM_BELOW", 87)
 # GROBID reads the references of papers arXiv has only as a PDF (unset: they wait, "PDF only").
 GROBID_URL = env_str("GROBID_URL", "").rstrip("/")
 GROBID_TIMEOUT = env_float("GROBID_TIMEOUT", 120.0)

@@ -7,11 +7,10 @@ no finding is critical or advisory.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
-from .record.builder import observation_v1
-from .selectors import live_outbound
+from .selectors import IntegrityRow, integrity_data
 
 CRITICAL, ADVISORY, INFORMATIONAL = "critical", "advisory", "informational"
 SEVERITIES = (CRITICAL, ADVISORY, INFORMATIONAL)
@@ -39,9 +38,9 @@ class Finding:
     statement: str
 
 
-def _event_findings(ref: int, obs_id: str, notice: dict[str, Any]) -> list[Finding]:
+def _event_findings(ref: int, obs_id: str, events: list[dict[str, Any]]) -> list[Finding]:
     findings = []
-    for event in notice["events"]:
+    for event in events:
         when = f" dated {event['date']}" if event["date"] else ""
         notice_id = event["notice_doi"] or event["notice_url"]
         where = f" (notice {notice_id})" if notice_id else ""
@@ -55,10 +54,8 @@ def _event_findings(ref: int, obs_id: str, notice: dict[str, Any]) -> list[Findi
     return findings
 
 
-def _resolution_finding(ref: int, obs_id: str, item: dict[str, Any]) -> Finding | None:
-    status = item["resolution"]["status"]
-    work = item["citation"]["cited_work"] or {}
-    identifier = work.get("doi") or work.get("arxiv_id")
+def _resolution_finding(row: IntegrityRow) -> Finding | None:
+    ref, obs_id, status = row.reference_index, row.observation_id, row.status
     if status == "malformed_identifier":
         return Finding(
             ADVISORY, status, ref, obs_id, f"Reference {ref}: its identifier is malformed."
@@ -71,13 +68,13 @@ def _resolution_finding(ref: int, obs_id: str, item: dict[str, Any]) -> Finding 
             obs_id,
             f"Reference {ref}: its identifier and its title or year name different works.",
         )
-    if status == "unresolved" and identifier:
+    if status == "unresolved" and row.identifier:
         return Finding(
             ADVISORY,
             "identifier_unresolved",
             ref,
             obs_id,
-            f"Reference {ref}: its identifier {identifier} resolves to no known record.",
+            f"Reference {ref}: its identifier {row.identifier} resolves to no known record.",
         )
     if status == "parse_uncertain":
         return Finding(
@@ -90,37 +87,25 @@ def _resolution_finding(ref: int, obs_id: str, item: dict[str, Any]) -> Finding 
     return None
 
 
-def _observed_times(item: dict[str, Any]) -> list[str]:
-    times = [item["citation"]["source_observed_at"], item["resolution"]["observed_at"]]
-    # Receipt times use +00:00; make them comparable with the Z timestamps.
-    times += [
-        r["observed_at"].replace("+00:00", "Z") for r in item["standing_notice"]["source_receipts"]
-    ]
-    return [t for t in times if t]
-
-
 def integrity_report(arxiv_id: str) -> dict[str, Any] | None:
     """Return the findings, counts and verdict for a paper, or None if the paper is unknown."""
-    observations = live_outbound(arxiv_id)
-    if observations is None:
+    data = integrity_data(arxiv_id)
+    if data is None:
         return None
     findings: list[Finding] = []
-    times: list[str] = []
-    for observation in observations:
-        item = observation_v1(observation)
-        ref, obs_id = item["citation"]["reference_index"], item["observation_id"]
-        findings += _event_findings(ref, obs_id, item["standing_notice"])
-        resolution_finding = _resolution_finding(ref, obs_id, item)
+    for row in data.rows:
+        findings += _event_findings(row.reference_index, row.observation_id, row.events)
+        resolution_finding = _resolution_finding(row)
         if resolution_finding:
             findings.append(resolution_finding)
-        times += _observed_times(item)
     findings.sort(key=lambda f: (SEVERITIES.index(f.severity), f.reference_index, f.kind))
     counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
     return {
         "paper": arxiv_id,
         "verdict": "not_clean" if counts[CRITICAL] or counts[ADVISORY] else "clean",
-        "data_observed_at": max(times) if times else None,
-        "references_examined": len(observations),
+        "data_observed_at": data.observed_at,
+        "references_examined": len(data.rows),
         "counts": counts,
-        "findings": [asdict(f) for f in findings],
+        # vars(), not asdict(): a finding holds only strings and ints, nothing to deep-copy.
+        "findings": [dict(vars(f)) for f in findings],
     }

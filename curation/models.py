@@ -18,6 +18,7 @@ from django.db.models import F, Q
 from django.db.models.functions import MD5
 
 from .history import tracked as _tracked
+from .search import ObservationSearchDocument
 from .states import NoticeReason, NoticeState, Origin, ResolutionStatus, ResolverSource
 
 
@@ -191,7 +192,8 @@ class Observation(models.Model):
             ),
             HashIndex(fields=["normalized_text"], name="obs_normalized_text"),
             models.Index(fields=["pinned"], name="obs_pinned", condition=Q(pinned=True)),
-            GinIndex(SearchVector("work_title", "raw_text", config="simple"), name="obs_text_fts"),
+            # Curators' search: words, hosts, path parts and identifiers (curation/search.py).
+            GinIndex(ObservationSearchDocument(), name="obs_text_fts"),
         ]
         constraints = [
             # On a digest of the text, not the text: a B-tree entry holds at most 2,704 bytes,

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+from uuid import UUID
 
+from django.core.exceptions import ValidationError
 from django.db import connection, connections, models
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Greatest
+from pghistory.models import Context, Events
 
-from .models import ExternalCitationMeasurement, Observation, Paper
+from .history import event_model
+from .models import CitedWork, ExternalCitationMeasurement, Observation, Paper
+from .permissions import CURATORS
 from .states import VERIFIED_STATUSES, ResolutionStatus
 
 RECORD_CAP = 100  # the most observations itemised in each list (v1 caps.outbound/inbound)
@@ -225,3 +234,322 @@ def work_queue_counts() -> list[QueueCount]:
         count, estimated = estimated_count(Observation.objects.filter(queue.condition))
         counts.append(QueueCount(queue, count, estimated))
     return counts
+
+
+# --- the integrity page: what its findings read of every live reference, and nothing else ----
+
+
+@dataclass(frozen=True)
+class IntegrityRow:
+    """What the integrity findings read of one live reference (no evidence, no digest)."""
+
+    observation_id: str
+    reference_index: int
+    status: str  # "unresolved" when never resolved (v1 shows it so)
+    identifier: str | None  # the described work's DOI, else its arXiv id
+    events: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class IntegrityData:
+    """A paper's live references as its findings read them, and the latest time they rest on."""
+
+    rows: list[IntegrityRow]
+    observed_at: str | None  # latest source, resolution or receipt time (v1 "Z" format)
+
+
+# One statement for the whole paper, and no JSON decoded but events: the latest source,
+# resolution and receipt times are taken by the server (receipts say +00:00, made "Z" to compare
+# as text: every stored time has one fixed-width format), events only where there are some.
+_INTEGRITY_SQL = """
+SELECT o.id::text, o.reference_index, o.work_described, o.work_doi, o.work_arxiv_id, r.status,
+       CASE WHEN n.events <> '[]'::jsonb THEN n.events END,
+       to_char(max(greatest(o.source_observed_at, r.observed_at)) OVER () AT TIME ZONE 'UTC',
+               'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+       max(CASE WHEN jsonb_typeof(n.source_receipts) = 'array' THEN (
+             SELECT max(replace(rc->>'observed_at', '+00:00', 'Z'))
+               FROM jsonb_array_elements(n.source_receipts) rc) END) OVER ()
+  FROM curation_observation o
+  LEFT JOIN curation_resolution r ON r.observation_id = o.id
+  LEFT JOIN curation_standingnotice n ON n.observation_id = o.id
+ WHERE o.paper_id = %s AND o.retired_at IS NULL
+ ORDER BY o.reference_index, o.id
+"""
+
+
+def _json_value(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def integrity_data(arxiv_id: str) -> IntegrityData | None:
+    """Return what the integrity findings need of a paper's live references, or None if unknown."""
+    paper_pk = Paper.objects.filter(arxiv_id=arxiv_id).values_list("pk", flat=True).first()
+    if paper_pk is None:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(_INTEGRITY_SQL, [paper_pk])
+        fetched = cursor.fetchall()
+    rows = [
+        IntegrityRow(
+            observation_id=obs_id,
+            reference_index=ref,
+            status=status or ResolutionStatus.UNRESOLVED.value,
+            identifier=(doi or arxiv or None) if described else None,
+            events=_json_value(events) or [],
+        )
+        for obs_id, ref, described, doi, arxiv, status, events, _, _ in fetched
+    ]
+    latest = [t for t in fetched[0][7:] if t] if fetched else []
+    return IntegrityData(rows=rows, observed_at=max(latest) if latest else None)
+
+
+def paper_by_arxiv_id(arxiv_id: str) -> Paper | None:
+    """Return the paper of this arXiv id, or None."""
+    return Paper.objects.filter(arxiv_id=arxiv_id).first()
+
+
+def paper_pk(arxiv_id: str) -> int | None:
+    """Return the primary key of the paper of this arXiv id, or None."""
+    pk: int | None = Paper.objects.filter(arxiv_id=arxiv_id).values_list("pk", flat=True).first()
+    return pk
+
+
+# --- the API's reads: its lists, details, filters and history pages read these ---------------
+
+
+def all_papers() -> models.QuerySet[Paper]:
+    """Return every paper, catalogue entries included."""
+    return Paper.objects.all()
+
+
+def _latest_change(field: str) -> models.Subquery:
+    """Return the latest changed_at of the observations pointing at the paper through field."""
+    rows = Observation.objects.filter(**{field: models.OuterRef("pk")}).order_by().values(field)
+    latest = rows.annotate(latest=models.Max("changed_at")).values("latest")[:1]
+    return models.Subquery(latest, output_field=models.DateTimeField())
+
+
+def _pointed_at_by(observations: models.QuerySet[Observation]) -> models.Q:
+    """Return the papers condition: one of these observations is made by the paper or cites it."""
+    return models.Q(pk__in=observations.values("paper_id")) | models.Q(
+        pk__in=observations.values("cited_paper_id")
+    )
+
+
+def papers_by_record_change(*, observed_only: bool) -> models.QuerySet[Paper]:
+    """Return papers annotated with the time their record last changed (record_changed_at).
+
+    With observed_only, only papers some observation points at (outbound or inbound): the
+    catalogue's millions of others have no change to report.
+    """
+    # PostgreSQL's GREATEST skips NULLs: a paper cited by nobody keeps its outbound time.
+    papers = Paper.objects.annotate(
+        record_changed_at=Greatest(_latest_change("paper"), _latest_change("cited_paper"))
+    )
+    return papers.filter(_pointed_at_by(Observation.objects.all())) if observed_only else papers
+
+
+def papers_changed_since(
+    papers: models.QuerySet[Paper], *, since: datetime
+) -> models.QuerySet[Paper]:
+    """Return those papers with an observation (outbound or inbound) changed at or after since.
+
+    That is "whose record changed since": a paper's record_changed_at is the latest change of
+    its observations. Not filtering on that annotation spares PostgreSQL computing it twice per
+    paper (it is computed once, for the order).
+    """
+    return papers.filter(_pointed_at_by(Observation.objects.filter(changed_at__gte=since)))
+
+
+def observations_with_parts() -> models.QuerySet[Observation]:
+    """Return observations with their papers, resolution and notice, read in one statement."""
+    return Observation.objects.select_related(
+        "paper", "cited_paper", "resolution", "standing_notice"
+    )
+
+
+def observation_with_parts(pk: UUID) -> Observation:
+    """Return one observation with its parts (Observation.DoesNotExist when there is none)."""
+    return observations_with_parts().get(pk=pk)
+
+
+def observation_by_pk(pk: UUID | str) -> Observation | None:
+    """Return the observation of this key, or None (a malformed key names none)."""
+    try:
+        return Observation.objects.filter(pk=pk).first()
+    except ValidationError:  # not a UUID
+        return None
+
+
+def cited_works_with_counts() -> models.QuerySet[CitedWork]:
+    """Return cited works with the number of live observations citing them (citing_count)."""
+    live = models.Q(observations__retired_at__isnull=True)
+    return CitedWork.objects.annotate(citing_count=models.Count("observations", filter=live))
+
+
+def cited_work_by_pk(pk: int | str) -> CitedWork | None:
+    """Return the cited work of this key, or None (a malformed key names none)."""
+    try:
+        return CitedWork.objects.filter(pk=pk).first()
+    except ValueError:  # not an integer
+        return None
+
+
+def citing_arxiv_ids(work: CitedWork, *, limit: int) -> list[str]:
+    """Return the arXiv ids of the first papers (by id) whose live observations cite work."""
+    return list(
+        Paper.objects.filter(outbound__cited_work=work, outbound__retired_at__isnull=True)
+        .distinct()
+        .order_by("arxiv_id")
+        .values_list("arxiv_id", flat=True)[:limit]
+    )
+
+
+def history_events(obj: models.Model, *, with_parts: bool) -> models.QuerySet[Any]:
+    """Return the history events of obj; with_parts, also those of rows that reference it."""
+    # An observation's resolution and notice reference it: their events are its history too.
+    events = Events.objects.references(obj) if with_parts else Events.objects.tracks(obj)
+    return events  # type: ignore[no-any-return]
+
+
+def is_curator(user: Any) -> bool:
+    """Return whether the user belongs to the Curators group."""
+    return bool(user.groups.filter(name=CURATORS).exists())
+
+
+# --- for commands that walk the papers with a record -------------------------------------------
+
+
+def papers_with_records(*, after: str | None = None) -> models.QuerySet[Paper]:
+    """Return the papers with outbound observations (a record), by arXiv id, after `after`."""
+    papers = Paper.objects.filter(outbound__isnull=False).distinct().order_by("arxiv_id")
+    return papers.filter(arxiv_id__gt=after) if after is not None else papers
+
+
+def papers_to_measure(arxiv_id: str | None = None) -> models.QuerySet[Paper]:
+    """Return the paper of this id, or (None) every paper with a record and a published DOI."""
+    if arxiv_id is not None:
+        return Paper.objects.filter(arxiv_id=arxiv_id)
+    return Paper.objects.exclude(doi="").filter(outbound__isnull=False).distinct()
+
+
+def deleted_observation_events() -> models.QuerySet[Any]:
+    """Return the observations' delete events, with the citing paper's arXiv id (paper_arxiv_id)."""
+    arxiv_id = Paper.objects.filter(pk=models.OuterRef("paper_id")).values("arxiv_id")[:1]
+    events = event_model("observation").objects.filter(pgh_label="delete")
+    return events.annotate(paper_arxiv_id=models.Subquery(arxiv_id))  # type: ignore[no-any-return]
+
+
+def observation_version(observation: Observation, event_id: int) -> Any:
+    """Return the observation's history event with this id, or None (another row's event)."""
+    return (
+        event_model("Observation")
+        .objects.filter(pgh_obj_id=observation.pk, pgh_id=event_id)
+        .first()
+    )
+
+
+# --- history: the change log, an observation's changes, the names they show -----------------
+
+
+def observation_events(observation_id: UUID, names: Sequence[str]) -> list[tuple[str, Any]]:
+    """Return (model name, event) for every history event of the observation and its parts
+    (`names`: "Observation", "Resolution", "StandingNotice"), each with its context."""
+    return [
+        (name, event)
+        for name in names
+        for event in event_model(name)
+        .objects.filter(pgh_obj_id=observation_id)
+        .select_related("pgh_context")
+    ]
+
+
+def history_batch(
+    model_name: str, condition: models.Q, *, before: int | None, limit: int
+) -> list[Any]:
+    """Return up to `limit` events of one model matching `condition`, newest first, with their
+    contexts, below the event id `before` (one index range: the change log's keyset paging)."""
+    queryset = event_model(model_name).objects.filter(condition).select_related("pgh_context")
+    if before is not None:
+        queryset = queryset.filter(pgh_id__lt=before)
+    return list(queryset.order_by("-pgh_id")[:limit])
+
+
+def recent_context_ids(sources: Sequence[str], limit: int) -> list[Any]:
+    """Return the ids of the latest history contexts written from these change sources."""
+    source = KeyTextTransform("source", "metadata")  # ->> matches the index pgh_context_source
+    return list(
+        Context.objects.alias(source=source)
+        .filter(source__in=list(sources))
+        .order_by("-created_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def previous_versions(model_name: str, event_ids: Sequence[int]) -> dict[int, Any]:
+    """Return, by event id, the event before it of the same row (none for a row's first)."""
+    model = event_model(model_name)
+    before = model.objects.filter(
+        pgh_obj_id=models.OuterRef("pgh_obj_id"), pgh_id__lt=models.OuterRef("pgh_id")
+    ).order_by("-pgh_id")
+    pairs = dict(
+        model.objects.filter(pgh_id__in=list(event_ids))
+        .annotate(before=models.Subquery(before.values("pgh_id")[:1]))
+        .values_list("pgh_id", "before")
+    )
+    versions = {e.pgh_id: e for e in model.objects.filter(pgh_id__in=set(pairs.values()) - {None})}
+    return {pgh_id: versions[b] for pgh_id, b in pairs.items() if b in versions}
+
+
+def observations_with_papers(ids: Collection[str]) -> dict[str, Observation]:
+    """Return these observations with their papers, by id as text."""
+    found = Observation.objects.filter(pk__in=list(ids)).select_related("paper")
+    return {str(o.pk): o for o in found}
+
+
+def paper_titles(pks: Collection[str]) -> list[tuple[int, str, str]]:
+    """Return (pk, arXiv id, title) of the papers with these primary keys (digits only)."""
+    wanted = [p for p in pks if p.isdigit()]
+    return list(Paper.objects.filter(pk__in=wanted).values_list("pk", "arxiv_id", "title"))
+
+
+def cited_works_by_pks(pks: Collection[str]) -> list[CitedWork]:
+    """Return the cited works with these primary keys (digits only)."""
+    return list(CitedWork.objects.filter(pk__in=[w for w in pks if w.isdigit()]))
+
+
+def last_candidates_event(observation: Observation) -> Any:
+    """Return the observation's latest resolution event that listed candidates, or None."""
+    return (
+        event_model("Resolution")
+        .objects.filter(pgh_obj_id=observation.pk, evidence__candidates__0__isnull=False)
+        .order_by("-pgh_id")
+        .only("evidence", "pgh_created_at")
+        .first()
+    )
+
+
+def observation_for_evidence(pk: UUID) -> Observation | None:
+    """Return the observation with what its evidence page shows, or None."""
+    return (
+        Observation.objects.select_related("paper", "resolution", "standing_notice", "cited_paper")
+        .filter(pk=pk)
+        .first()
+    )
+
+
+# --- the curators' work queue and observation page -----------------------------------------
+
+
+def all_observations() -> models.QuerySet[Observation]:
+    """Return every observation, retired ones too (the queue's filters narrow it)."""
+    return Observation.objects.all()
+
+
+def observation_for_page(pk: UUID) -> Observation | None:
+    """Return the observation with what its curator page shows, or None."""
+    return (
+        Observation.objects.select_related("paper", "resolution", "cited_paper", "cited_work")
+        .filter(pk=pk)
+        .first()
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 
 from curation.audit import Actor, MissingReason
 from curation.models import Observation
+from curation.selectors import observation_by_pk, observation_with_parts
 from curation.services.observations import (
     CurationError,
     StaleRevision,
@@ -37,7 +38,6 @@ from ..permissions import IsCurator
 from ..representations import observation_json
 from ..schema import AUTH_ERRORS, ERROR_BODY, ERRORS
 from ..serializers import ObservationSerializer, StaleRevisionResponseSerializer
-from .observations import observations
 
 
 class RevisionRequired(APIException):
@@ -128,7 +128,9 @@ class _CurationView(APIView):
 
     def post(self, request: Request, pk: str) -> Response:
         """Apply the decision and answer the observation as it now stands."""
-        observation = get_object_or_404(Observation, pk=pk)
+        observation = observation_by_pk(pk)
+        if observation is None:
+            raise Http404("No Observation matches the given query.")  # Django's wording, as before
         form = self.input_class(data=request.data)
         form.is_valid(raise_exception=True)
         revision = expected_revision(request, form.validated_data)
@@ -141,7 +143,7 @@ class _CurationView(APIView):
             return Response(body, status=409, headers={"Cache-Control": NO_STORE})
         except (CurationError, MissingReason) as exc:
             raise ValidationError({"decision": str(exc)}) from exc
-        body = observation_json(observations().get(pk=observation.pk))
+        body = observation_json(observation_with_parts(observation.pk))
         return Response(body, headers={"Cache-Control": PRIVATE})
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db.models import Model, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -14,19 +14,24 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from curation.models import CitedWork, Observation, Paper
+from curation.selectors import (
+    cited_work_by_pk,
+    history_events,
+    observation_by_pk,
+    paper_by_arxiv_id,
+)
 
 from ..caching import PRIVATE
 from ..schema import AUTH_ERRORS, ERRORS
 from ..serializers import HistoryEventSerializer
 from .base import ListView
 
-# kind in the URL -> (model, lookup field, whether events of its parts count: an observation's
-# resolution and notice share its history).
-KINDS: dict[str, tuple[type[Model], str, bool]] = {
-    "papers": (Paper, "arxiv_id", False),
-    "observations": (Observation, "pk", True),
-    "cited-works": (CitedWork, "pk", False),
+# kind in the URL -> (the object of a key, None for none or a malformed key; whether events of
+# its parts count: an observation's resolution and notice share its history).
+KINDS: dict[str, tuple[Callable[[str], Model | None], bool]] = {
+    "papers": (paper_by_arxiv_id, False),
+    "observations": (observation_by_pk, True),
+    "cited-works": (cited_work_by_pk, False),
 }
 
 
@@ -42,20 +47,18 @@ class HistoryList(ListView):
         kind, key = self.kwargs["kind"], self.kwargs["key"]
         if kind not in KINDS:
             raise NotFound(f"history is kept for {sorted(KINDS)}")
-        model, field, _ = KINDS[kind]
-        try:
-            return model._default_manager.get(**{field: key})
-        except (ObjectDoesNotExist, ValueError, ValidationError) as exc:  # malformed keys too
-            raise NotFound(f"no {kind} {key}") from exc
+        find, _ = KINDS[kind]
+        obj = find(key)
+        if obj is None:
+            raise NotFound(f"no {kind} {key}")
+        return obj
 
     def get_queryset(self) -> QuerySet[Any]:
         """Return the events of the object (and of its parts, for an observation)."""
         if getattr(self, "swagger_fake_view", False):  # schema generation: no object
             return Events.no_objects.none()
         obj = self._object()
-        with_parts = KINDS[self.kwargs["kind"]][2]
-        events = Events.objects.references(obj) if with_parts else Events.objects.tracks(obj)
-        return events  # type: ignore[no-any-return]
+        return history_events(obj, with_parts=KINDS[self.kwargs["kind"]][1])
 
     @extend_schema(
         summary="Change history of a paper, observation or cited work",

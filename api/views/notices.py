@@ -8,7 +8,7 @@ from typing import Any
 
 import django_filters as filters
 from django.db.models import Q, QuerySet
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
@@ -18,12 +18,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from curation.audit import Actor
-from curation.notices.models import (
-    EVENT_TYPE_CHOICES,
-    NoticeEvent,
-    NoticeReview,
-    NoticeSource,
-    ReviewStatus,
+from curation.notices.models import EVENT_TYPE_CHOICES, NoticeEvent, NoticeSource, ReviewStatus
+from curation.notices.selectors import (
+    notice_event_with_review,
+    notice_events_with_reviews,
+    review_of_event,
 )
 from curation.notices.services.review import DECISIONS, MissingNote, StaleReview, review_decide
 from curation.permissions import NOTICE_REVIEWERS
@@ -145,7 +144,7 @@ class NoticeEventList(CachedListView):
 
     def get_queryset(self) -> QuerySet[NoticeEvent]:
         """Return events with their work and review, in one statement."""
-        return NoticeEvent.objects.select_related("work", "review")
+        return notice_events_with_reviews()
 
     @extend_schema(
         summary="Notice events (retractions, corrections, ...)",
@@ -238,7 +237,9 @@ class NoticeEventReview(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         """Decide, audit, and answer the event as it now stands."""
-        review = get_object_or_404(NoticeReview, event_id=pk)
+        review = review_of_event(pk)
+        if review is None:
+            raise Http404("No NoticeReview matches the given query.")  # Django's wording, as before
         form = ReviewInput(data=request.data)
         form.is_valid(raise_exception=True)
         revision = _revision_seen(request, form.validated_data)
@@ -256,5 +257,5 @@ class NoticeEventReview(APIView):
             return Response(body, status=409, headers={"Cache-Control": NO_STORE})
         except MissingNote as exc:
             raise ValidationError({"note": str(exc)}) from exc
-        event = NoticeEvent.objects.select_related("work", "review").get(pk=pk)
+        event = notice_event_with_review(pk)
         return Response(notice_event_json(event), headers={"Cache-Control": PRIVATE})

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from curation.models import Paper
+from curation.selectors import all_papers
 
 from ..caching import NOT_MODIFIED
 from ..filters import PaperFilter
@@ -25,7 +26,10 @@ class PaperList(CachedListView):
     serializer_class = PaperSerializer
     filterset_class = PaperFilter
     cursor_ordering = ("arxiv_id",)
-    queryset = Paper.objects.all()
+
+    def get_queryset(self) -> QuerySet[Paper]:
+        """Return all papers."""
+        return all_papers()
 
     def rows_json(self, rows: list[Paper]) -> list[Any]:
         """Return the rows as PaperSerializer describes them."""
@@ -48,7 +52,7 @@ class PaperDetail(DetailView):
 
     def get_queryset(self) -> QuerySet[Paper]:
         """Return all papers."""
-        return Paper.objects.all()
+        return all_papers()
 
     @extend_schema(summary="A paper", responses={200: PaperSerializer, 304: None, **ERRORS})
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import DateTimeField, Max, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import Greatest
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound
@@ -14,11 +13,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from curation.models import Observation, Paper
+from curation.models import Paper
 from curation.record.http import record_response
 from curation.record.revalidation import anonymous_and_allowed, throttled_already
 from curation.record.schema import RECORD_SCHEMA
 from curation.references.identifiers import looks_like_arxiv_id
+from curation.selectors import papers_by_record_change
 
 from ..caching import NOT_MODIFIED, SCHEMA
 from ..filters import RecordChangeFilter
@@ -84,13 +84,6 @@ class RecordView(APIView):
         return response
 
 
-def _latest_change(field: str) -> Subquery:
-    """Return the latest changed_at of the observations pointing at the paper through field."""
-    rows = Observation.objects.filter(**{field: OuterRef("pk")}).order_by().values(field)
-    latest = rows.annotate(latest=Max("changed_at")).values("latest")[:1]
-    return Subquery(latest, output_field=DateTimeField())
-
-
 class RecordChangesView(CachedListView):
     """List the papers whose record changed substantively, oldest change first (sync feed)."""
 
@@ -112,18 +105,11 @@ class RecordChangesView(CachedListView):
 
     def get_queryset(self) -> QuerySet[Paper]:
         """Return papers with observations, each with the time its record last changed."""
-        # PostgreSQL's GREATEST skips NULLs: a paper cited by nobody keeps its outbound time.
-        papers = Paper.objects.annotate(
-            record_changed_at=Greatest(_latest_change("paper"), _latest_change("cited_paper"))
-        )
-        if self.request.query_params.get("changed_since"):  # empty: the filter is not applied
-            return papers  # the filter keeps papers with observations changed since (narrower)
-        # Only papers some observation points at: the catalogue's millions of others have no
-        # change to report. A first full sync reads the dump_records export instead.
-        observed = Q(pk__in=Observation.objects.values("paper_id")) | Q(
-            pk__in=Observation.objects.values("cited_paper_id")
-        )
-        return papers.filter(observed)
+        # With changed_since (empty: the filter is not applied) the filter keeps papers with
+        # observations changed since, a narrower set. A first full sync reads the dump_records
+        # export instead of this feed.
+        since = bool(self.request.query_params.get("changed_since"))
+        return papers_by_record_change(observed_only=not since)
 
 
 @extend_schema(exclude=True)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from curation.models import CitedWork, Paper
+from curation.models import CitedWork
+from curation.selectors import cited_works_with_counts, citing_arxiv_ids
 
 from ..caching import NOT_MODIFIED, conditional_response
 from ..filters import CitedWorkFilter
@@ -19,12 +20,6 @@ from ..serializers import CitedWorkDetailSerializer, CitedWorkSerializer
 from .base import CachedListView, DetailView
 
 CITING_PAPERS_SHOWN = 100  # the rest through /observations?cited_work=<id>
-
-
-def cited_works() -> QuerySet[CitedWork]:
-    """Return works with the number of live observations citing them."""
-    live = Q(observations__retired_at__isnull=True)
-    return CitedWork.objects.annotate(citing_count=Count("observations", filter=live))
 
 
 class CitedWorkList(CachedListView):
@@ -40,7 +35,7 @@ class CitedWorkList(CachedListView):
 
     def get_queryset(self) -> QuerySet[CitedWork]:
         """Return all cited works with their citation counts."""
-        return cited_works()
+        return cited_works_with_counts()
 
     @extend_schema(
         summary="Cited works",
@@ -58,7 +53,7 @@ class CitedWorkDetail(DetailView):
 
     def get_queryset(self) -> QuerySet[CitedWork]:
         """Return all cited works with their citation counts."""
-        return cited_works()
+        return cited_works_with_counts()
 
     @extend_schema(
         summary="A cited work and the papers citing it",
@@ -67,11 +62,6 @@ class CitedWorkDetail(DetailView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Answer the work and its first citing papers, or 304."""
         work = self.get_object()
-        citing = (
-            Paper.objects.filter(outbound__cited_work=work, outbound__retired_at__isnull=True)
-            .distinct()
-            .order_by("arxiv_id")
-            .values_list("arxiv_id", flat=True)[:CITING_PAPERS_SHOWN]
-        )
-        serializer = CitedWorkDetailSerializer(work, context={"citing_papers": list(citing)})
+        citing = citing_arxiv_ids(work, limit=CITING_PAPERS_SHOWN)
+        serializer = CitedWorkDetailSerializer(work, context={"citing_papers": citing})
         return conditional_response(request, serializer.data)

@@ -73,17 +73,23 @@ class LinkForm(DecisionForm):
 
 
 class AcceptCandidateForm(LinkForm):
-    """Accept one ranked candidate: a link to its identifier."""
+    """Accept one ranked candidate: a link to its identifier (a low score needs confirming)."""
 
     identifier = forms.CharField(max_length=300, widget=forms.HiddenInput)
+    confirm_low_score = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+
+# Keys 1-4 on the observation page pick these in this order (decide.js reads the options).
+STATE_CHOICES = [
+    (s.value, f"{n} · {s.label}")
+    for n, s in enumerate((s for s in ResolutionStatus if s not in VERIFIED_STATUSES), 1)
+]
 
 
 class StateForm(DecisionForm):
     """Set a state that links nothing (parse_uncertain, unresolved, ...)."""
 
-    status = forms.ChoiceField(
-        choices=[(s.value, s.label) for s in ResolutionStatus if s not in VERIFIED_STATUSES]
-    )
+    status = forms.ChoiceField(choices=STATE_CHOICES)
 
 
 class CorrectForm(DecisionForm):
@@ -156,6 +162,12 @@ class RevertForm(DecisionForm):
         if data.get("to_revision") is None and data.get("event_id") is None:
             raise forms.ValidationError("say which revision to go back to")
         return data
+
+
+class UndoForm(DecisionForm):
+    """Undo a decision: back to the revision it was made on (`revision` is the one it left)."""
+
+    to_revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
 
 
 class BulkForm(forms.Form):

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from curation.history import event_model
-from curation.models import CitedWork, Paper
+from curation.people import person, user_names
 from curation.resolution.candidates import candidates_from_evidence
+from curation.selectors import cited_works_by_pks, observation_events, paper_titles
+
+from .moments import moment_html
 
 # Bookkeeping columns: shown nowhere in a diff (the revision is in the heading).
 _HIDDEN = {
@@ -32,6 +34,8 @@ _SHORT = 240
 def _shown(value: Any) -> str:
     if value is None:
         return "—"
+    if isinstance(value, datetime):
+        return moment_html(value)  # as every time on curator screens
     if isinstance(value, dict | list):
         text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     else:
@@ -93,14 +97,16 @@ class Change:
     observation_event_id: int | None = None
     revision: int | None = None
     same_revision: bool = False  # it changed the resolution or notice, not the reference row
+    who: str = ""  # the actor by name (people.person)
 
     @property
     def actor(self) -> str:
-        """Return who made the change."""
+        """Return the actor as history recorded it ("user:alice", "task:…")."""
         return str(self.metadata.get("actor") or "unknown")
 
 
-def _columns(event: Any) -> dict[str, Any]:
+def event_columns(event: Any) -> dict[str, Any]:
+    """Return an event's values by column, without pghistory's bookkeeping."""
     return {
         f.attname: getattr(event, f.attname)
         for f in type(event)._meta.concrete_fields
@@ -118,7 +124,7 @@ def summarise_evidence(evidence: Any) -> str:
     if evidence.get("decided_by") == "curator":
         before = evidence.get("previous") or {}
         parts.append(
-            f"{evidence.get('actor') or 'a curator'} decided: {str(evidence.get('action') or '').replace('_', ' ')}"
+            f"{person({'actor': evidence.get('actor')}, {}) if evidence.get('actor') else 'a curator'} decided: {str(evidence.get('action') or '').replace('_', ' ')}"
             f" (was {before.get('status') or 'unresolved'}"
             + (f", linked to arXiv:{before['cited_paper']}" if before.get("cited_paper") else "")
             + ")"
@@ -145,7 +151,8 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) if value else ""
 
 
-def _diff(model: str, before: dict[str, Any], after: dict[str, Any]) -> list[FieldChange]:
+def field_changes(model: str, before: dict[str, Any], after: dict[str, Any]) -> list[FieldChange]:
+    """Return the fields that differ between two versions of a row (bookkeeping left out)."""
     changes = []
     for name, value in after.items():
         if name in _QUIET or before.get(name) == value:
@@ -161,7 +168,7 @@ def _diff(model: str, before: dict[str, Any], after: dict[str, Any]) -> list[Fie
     return changes
 
 
-def _named(changes: list[Change]) -> None:
+def name_fields(changes: list[Change]) -> None:
     """Show papers and works by identifier and title instead of row ids; label the fields."""
     papers = {f.before for c in changes for f in c.fields if f.field.endswith("paper_id")}
     papers |= {f.after for c in changes for f in c.fields if f.field.endswith("paper_id")}
@@ -169,16 +176,14 @@ def _named(changes: list[Change]) -> None:
     works |= {f.after for c in changes for f in c.fields if f.field == "cited_work_id"}
     paper_names = {
         str(pk): f"arXiv:{arxiv_id} — {title}" if title else f"arXiv:{arxiv_id}"
-        for pk, arxiv_id, title in Paper.objects.filter(
-            pk__in=[p for p in papers if p.isdigit()]
-        ).values_list("pk", "arxiv_id", "title")
+        for pk, arxiv_id, title in paper_titles(papers)
     }
     work_names = {
         str(w.pk): " ".join(
             x for x in (f"doi:{w.doi}" if w.doi else "", f"arXiv:{w.arxiv_id}" if w.arxiv_id else "",
                         f"— {w.title}" if w.title else "") if x
         ) or f"work {w.pk}"
-        for w in CitedWork.objects.filter(pk__in=[w for w in works if w.isdigit()])
+        for w in cited_works_by_pks(works)
     }  # fmt: skip
     for change in changes:
         for f in change.fields:
@@ -191,19 +196,13 @@ def _named(changes: list[Change]) -> None:
 
 def observation_changes(observation_id: uuid.UUID) -> list[Change]:
     """Return the observation's changes, newest first, each with its field diffs."""
-    events = [
-        (name, event)
-        for name in TRACKED
-        for event in event_model(name)
-        .objects.filter(pgh_obj_id=observation_id)
-        .select_related("pgh_context")
-    ]
+    events = observation_events(observation_id, TRACKED)
     events.sort(key=lambda pair: (pair[1].pgh_created_at, pair[0] != "Observation", pair[1].pgh_id))
     previous: dict[str, dict[str, Any]] = {}
     changes: list[Change] = []
     by_context: dict[Any, Change] = {}
     for name, event in events:
-        columns = _columns(event)
+        columns = event_columns(event)
         key = event.pgh_context_id or f"{name}:{event.pgh_id}"
         change = by_context.get(key)
         if change is None:
@@ -217,7 +216,7 @@ def observation_changes(observation_id: uuid.UUID) -> list[Change]:
         if event.pgh_label == "delete":
             change.fields.append(FieldChange(name, "(row)", "present", "deleted"))
         else:
-            change.fields += _diff(name, previous.get(name, {}), columns)
+            change.fields += field_changes(name, previous.get(name, {}), columns)
         previous[name] = {} if event.pgh_label == "delete" else columns
         if name == "Observation":
             change.observation_event_id = event.pgh_id
@@ -229,6 +228,9 @@ def observation_changes(observation_id: uuid.UUID) -> list[Change]:
             change.revision = current
             change.same_revision = True
         current = change.revision
-    _named(changes)
+    name_fields(changes)
+    names = user_names(c.metadata.get("user") for c in changes)
+    for change in changes:
+        change.who = person(change.metadata, names)
     changes.reverse()
     return changes

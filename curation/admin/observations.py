@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.options import ShowFacets
-from django.contrib.postgres.search import SearchQuery, SearchVector
+from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
@@ -18,8 +18,10 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from curation.audit import Actor
-from curation.models import Observation, Paper
+from curation.models import Observation
 from curation.resolution.candidates import agreement, candidate_view
+from curation.search import text_matches
+from curation.selectors import observation_for_page, paper_pk
 from curation.services.observations import CurationError, StaleRevision
 from curation.states import ChangeSource
 
@@ -34,6 +36,8 @@ from .log import LogFilterForm, log_page, parse_cursor
 from .page import observation_page_context
 from .paging import EstimatedCountPaginator
 from .queue import QueueWalk, remember_reason, remembered_reasons
+from .screens import WORK_QUEUE
+from .undo import with_undo
 
 # What the queue reads of the best candidate (in SQL), besides its identifiers and title.
 _BEST_CHECKS = ("title_similarity", "title_exact", "year_check", "author_check", "venue_check")
@@ -46,30 +50,31 @@ def _best(key: str) -> KeyTextTransform:
 
 
 def text_search(queryset: QuerySet[Observation], term: str) -> QuerySet[Observation]:
-    """Search by identifier when the term is one, else by words of the title and raw text."""
+    """Search words, hosts, path parts and identifiers of the reference text and its fields.
+
+    An arXiv id or DOI also finds what is linked to it, and a UUID the observation itself.
+    """
     try:
         scheme, value = parse_identifier(term)
-    except Exception:  # noqa: BLE001 - not an identifier: a word search
+    except ValidationError:  # not an identifier: words, hosts, paths
         scheme, value = "", ""
     if scheme == "arxiv":
         # Paper ids first: an OR over joined tables would defeat every index.
-        papers = list(Paper.objects.filter(arxiv_id=value).values_list("pk", flat=True))
+        papers = [pk] if (pk := paper_pk(value)) is not None else []
         return queryset.filter(
             Q(paper_id__in=papers)
             | Q(cited_paper_id__in=papers)
             | Q(work_arxiv_id=value)
             | Q(work_pith_arxiv_id=value)
+            | text_matches(value)
         )
     if scheme == "doi":
-        return queryset.filter(work_doi=value)
+        return queryset.filter(Q(work_doi=value) | text_matches(value))
     try:
         return queryset.filter(pk=uuid.UUID(term))
     except ValueError:
         pass
-    # Full-text on title and raw text ("simple" config, as the catalogue search): a GIN index
-    # on this very expression keeps it fast without pg_trgm.
-    vector = SearchVector("work_title", "raw_text", config="simple")
-    return queryset.annotate(search=vector).filter(search=SearchQuery(term, config="simple"))
+    return queryset.filter(text_matches(term))
 
 
 def decision_data(posted: QueryDict) -> QueryDict:
@@ -106,12 +111,18 @@ class ObservationAdmin(admin.ModelAdmin):
     show_facets = ShowFacets.NEVER
     paginator = EstimatedCountPaginator
     search_fields = ("work_title",)  # shows the search box; get_search_results does the work
-    search_help_text = "Words of the title or raw text, an arXiv id, or a DOI."
+    search_help_text = (
+        "Words of the reference or its title, a host or path (github, NVIDIA/apex), "
+        "an arXiv id, or a DOI."
+    )
     actions = [bulk.make_action(a) for a in bulk.ACTIONS]
     ordering = ("paper_id", "reference_index", "id")
     change_list_template = "curation/admin/observation_changelist.html"
 
     # --- the queue -----------------------------------------------------------------------
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+        return super().changelist_view(request, {"title": WORK_QUEUE, **(extra_context or {})})
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Observation]:
         # The evidence JSON is large: only its best candidate is read, in SQL.
@@ -223,11 +234,7 @@ class ObservationAdmin(admin.ModelAdmin):
             pk = uuid.UUID(object_id)
         except ValueError as exc:
             raise Http404("not an observation id") from exc
-        obj = (
-            Observation.objects.select_related("paper", "resolution", "cited_paper", "cited_work")
-            .filter(pk=pk)
-            .first()
-        )
+        obj = observation_for_page(pk)
         if obj is None or not self.has_view_or_change_permission(request, obj):
             raise Http404("unknown observation")
         return obj
@@ -251,6 +258,7 @@ class ObservationAdmin(admin.ModelAdmin):
         action: str | None = None,
         stale: StaleRevision | None = None,
         conflict: bool = False,
+        refused: CurationError | None = None,
     ) -> HttpResponse:
         walk = self.walk(request)
         context = {
@@ -262,6 +270,7 @@ class ObservationAdmin(admin.ModelAdmin):
                 bound=bound,
                 action=action,
                 conflict=conflict or stale is not None,
+                refused=refused,
             ),
             "opts": self.model._meta,
             "stale": stale,
@@ -307,7 +316,7 @@ class ObservationAdmin(admin.ModelAdmin):
             )
             return HttpResponseRedirect(request.get_full_path())
         try:
-            message = decision.handle(obj, form, Actor.for_user(request.user, ChangeSource.ADMIN))
+            done = decision.handle(obj, form, Actor.for_user(request.user, ChangeSource.ADMIN))
         except StaleRevision as exc:
             # Nothing was written: show the other curator's change, the current values beside
             # the curator's own, and ask for an explicit choice before saving again.
@@ -315,12 +324,16 @@ class ObservationAdmin(admin.ModelAdmin):
             return self._render(request, fresh, status=409, bound=form, action=action, stale=exc)
         except CurationError as exc:
             messages.error(request, str(exc))
-            return self._render(
-                request, self._get(request, str(obj.pk)), status=400, bound=form, action=action
-            )
+            fresh = self._get(request, str(obj.pk))
+            return self._render(request, fresh, status=400, bound=form, action=action, refused=exc)
         remember_reason(request, request.POST, form.cleaned_data["reason"])
+        message: str = done.message
+        if done.after is not None:  # one reference changed: its message carries an undo
+            before, url = form.cleaned_data["revision"], self.walk(request).page_url(done.after)
+            message = with_undo(request, message, done.after, before, url)
         if data.get("_next"):
-            messages.success(request, f"{obj.paper.arxiv_id} [{obj.reference_index}]: {message}")
+            where = f"{obj.paper.arxiv_id} [{obj.reference_index}]: "
+            messages.success(request, format_html("{}{}", where, message))
             return HttpResponseRedirect(self.walk(request).after(obj, request))
         messages.success(request, message)
         return HttpResponseRedirect(request.get_full_path())

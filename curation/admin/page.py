@@ -8,18 +8,26 @@ from typing import Any
 
 from django import forms
 
-from curation.history import event_model
 from curation.models import Observation
 from curation.record.builder import observation_v1, record_links
 from curation.references import parse_reference
-from curation.resolution.candidates import candidates_from_evidence
 from curation.resolution.services.proposals import propose, stored_disagreement
+from curation.services.fetched_links import FetchFailed, source_of
 from curation.services.observation_groups import same_text_observations
+from curation.services.observations import CurationError
 
+from .accepting import (
+    NeedsConfirmation,
+    acceptable,
+    needs_confirmation,
+    ranked_candidates,
+    threshold,
+    why_confirm,
+)
 from .conflict import conflict_for
-from .decisions import DECISIONS
+from .decisions import DECISIONS, NotCatalogued
 from .describe import described
-from .forms import seen_pairs
+from .forms import STATE_CHOICES, seen_pairs
 from .history import observation_changes
 
 RECENT_CHANGES = 5
@@ -42,6 +50,8 @@ def _forms(
         "reference_index": obj.reference_index,
         "targets": " ".join(seen_pairs(same_text)),
     }
+    # A refused fetch-and-link comes back in the Link form it was offered from.
+    action = "link" if action == "fetch_link" else action
     built: dict[str, forms.Form] = {}
     for name, decision in DECISIONS.items():
         if bound is None or name != action:
@@ -56,26 +66,6 @@ def _forms(
     return built
 
 
-def _candidates(obj: Observation, evidence: Any) -> tuple[list[Any], Any]:
-    """Return the ranked candidates, and when they were found if they come from history.
-
-    A curator's decision stores no candidates; the page keeps showing the resolver's last ones.
-    """
-    found = candidates_from_evidence(evidence)
-    if found:
-        return found, None
-    earlier = (
-        event_model("Resolution")
-        .objects.filter(pgh_obj_id=obj.pk, evidence__candidates__0__isnull=False)
-        .order_by("-pgh_id")
-        .only("evidence", "pgh_created_at")
-        .first()
-    )
-    if earlier is None:
-        return [], None
-    return candidates_from_evidence(earlier.evidence), earlier.pgh_created_at
-
-
 def _parse(obj: Observation) -> dict[str, Any] | None:
     if not obj.raw_text:
         return None
@@ -83,11 +73,11 @@ def _parse(obj: Observation) -> dict[str, Any] | None:
 
 
 def _choices(
-    obj: Observation, candidates: list[Any], same_text: int, proposal: bool
+    obj: Observation, top: Any, same_text: int, proposal: bool
 ) -> list[tuple[str, str, str]]:
     """Return the decisions the Decide form offers here: (action, label, keyboard shortcut)."""
     offered = [
-        ("accept_candidate", "Accept the top candidate", "a", bool(candidates)),
+        ("accept_candidate", "Accept the top candidate", "a", top is not None),
         ("link", "Link by arXiv id or DOI", "l", True),
         ("no_canonical_record", "No canonical record (software, web page, book)", "n", True),
         ("set_state", "Set a state", "s", True),
@@ -101,7 +91,7 @@ def _choices(
         ("split", "Split into several references", "", True),
         ("accept_proposal", "Accept the resolver's verdict (unpins)", "", proposal),
         ("unpin", "Unpin: hand back to the resolver", "", obj.pinned),
-        ("retire", "Retire as junk", "", obj.retired_at is None),
+        ("retire", "Retire as junk", "x", obj.retired_at is None),
     ]
     return [(action, label, key) for action, label, key, shown in offered if shown]
 
@@ -114,11 +104,13 @@ def observation_page_context(
     bound: forms.Form | None = None,
     action: str | None = None,
     conflict: bool = False,
+    refused: CurationError | None = None,
 ) -> dict[str, Any]:
     """Return the template context of the observation page.
 
     With `conflict`, the `bound` decision was refused on an older revision: it is shown in the
-    conflict panel beside the current values instead of in its form.
+    conflict panel beside the current values instead of in its form. A `refused` decision that
+    needs a confirmation, or a work fetched first, comes back with that offer.
     """
     same_text = (
         list(same_text_observations(obj).only("id", "revision")) if obj.normalized_text else []
@@ -132,13 +124,16 @@ def observation_page_context(
         or []
     )
     links = record_links(obj.paper.arxiv_id)
-    candidates, candidates_from = _candidates(obj, evidence)
+    candidates, candidates_from = ranked_candidates(obj)
+    top = next((c for c in candidates if acceptable(c)), None)
     disagreement = stored_disagreement(obj)
     proposal = _proposal(obj) if with_proposal else None
-    choices = _choices(obj, candidates, len(same_text), bool(disagreement or proposal))
+    choices = _choices(obj, top, len(same_text), bool(disagreement or proposal))
     offered = [c[0] for c in choices]
-    decide_action = action if action in offered else offered[0]
+    shown = "link" if action == "fetch_link" else action
+    decide_action = shown if shown in offered else offered[0]
     errors = bound.errors if bound is not None and not conflict else {}
+    kept_reason = bound is not None and not conflict and (errors or refused is not None)
     return {
         "observation": obj,
         "described": described(obj),
@@ -163,8 +158,18 @@ def observation_page_context(
         "evidence_json": json.dumps(evidence, indent=2, sort_keys=True, ensure_ascii=False),
         "decision_note": evidence.get("decision") if isinstance(evidence, dict) else None,
         "candidates": candidates,
+        # (candidate, offered to accept, accepting it needs a confirmation)
+        "candidate_rows": [(c, acceptable(c), needs_confirmation(c)) for c in candidates],
         "candidates_from": candidates_from,
-        "top_candidate": candidates[0].identifier if candidates else "",
+        "top": top,
+        "top_candidate": top.identifier if top else "",
+        "top_why": why_confirm(top) if top and needs_confirmation(top) else "",
+        "confirm_below": threshold(),
+        "confirm": _confirmation(refused, bound),
+        "fetch_offer": _fetch_offer(refused, bound),
+        "state_keys": [
+            (n, label.split(" · ", 1)[-1]) for n, (_, label) in enumerate(STATE_CHOICES, 1)
+        ],
         "disagreement": disagreement,
         "proposal": proposal,
         "choices": choices,
@@ -174,7 +179,7 @@ def observation_page_context(
             for name, messages in errors.items()
             for e in messages
         ],
-        "typed_reason": bound.data.get("reason", "") if errors and bound is not None else "",
+        "typed_reason": bound.data.get("reason", "") if kept_reason and bound is not None else "",
         "same_text_count": len(same_text),
         "v1_json": json.dumps(observation_v1(obj), indent=2, sort_keys=True, ensure_ascii=False),
         "record_url": links["html"],
@@ -186,6 +191,43 @@ def observation_page_context(
         if conflict and bound is not None and action
         else None,
         "can_change": can_change,
+    }
+
+
+def _confirmation(refused: CurationError | None, bound: forms.Form | None) -> Any:
+    """Return what the confirmation panel re-posts for a low-score accept, or None."""
+    if not isinstance(refused, NeedsConfirmation) or bound is None:
+        return None
+    return {
+        "why": why_confirm(refused.candidate),
+        "identifier": refused.candidate.identifier,
+        "revision": bound.data.get("revision", ""),
+        "reason": bound.data.get("reason", ""),
+        "next": bool(bound.data.get("_next")),
+    }
+
+
+def _fetch_offer(refused: CurationError | None, bound: forms.Form | None) -> Any:
+    """Return the fetch-and-link offer for a work missing from the catalogues, or None.
+
+    Offline there is no offer: the refusal itself says that nothing can be fetched.
+    """
+    if bound is None or not (
+        (isinstance(refused, NotCatalogued) and not refused.offline)
+        or isinstance(refused, FetchFailed)
+    ):
+        return None
+    identifier = bound.cleaned_data.get("identifier") if hasattr(bound, "cleaned_data") else None
+    if not identifier:
+        return None
+    scheme, value = identifier
+    return {
+        "identifier": f"arXiv:{value}" if scheme == "arxiv" else f"doi:{value}",
+        "revision": bound.data.get("revision", ""),
+        "source": source_of(identifier),
+        "reason": bound.data.get("reason", ""),
+        "next": bool(bound.data.get("_next")),
+        "retry": isinstance(refused, FetchFailed),
     }
 
 

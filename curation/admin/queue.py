@@ -12,6 +12,7 @@ from django.http import HttpRequest, QueryDict
 from django.urls import reverse
 
 from curation.models import Observation
+from curation.selectors import all_observations
 
 # The queue is walked in the changelist's default order; a column sort chosen in the list
 # (`o`) and the page number (`p`) do not change which reference comes next.
@@ -56,7 +57,7 @@ class QueueWalk:
     def queryset(self, request: HttpRequest) -> QuerySet[Observation]:
         """Return the queue as the changelist lists it: its list filters, then its search."""
         admin = self.model_admin
-        queryset: QuerySet[Observation] = Observation.objects.all()
+        queryset = all_observations()
         lists = dict(self.params.lists())
         for spec in admin.list_filter:
             queryset = spec(request, lists, Observation, admin).queryset(request, queryset)

@@ -7,7 +7,13 @@ from datetime import timedelta
 from django.db.models import Count
 from django.utils import timezone
 
-from curation.ingestion.models import ACTIVE_STATES, HarvestState, IngestionState, PaperIngestion
+from curation.ingestion.models import (
+    ACTIVE_STATES,
+    HarvestState,
+    IngestionState,
+    PaperIngestion,
+    SourceBundle,
+)
 
 
 def ingestion_of(arxiv_id: str) -> PaperIngestion | None:
@@ -19,9 +25,9 @@ def stale_ingestions(*, minutes: int) -> list[str]:
     """Return papers queued or in work that nothing has touched for `minutes`."""
     cutoff = timezone.now() - timedelta(minutes=minutes)
     return list(
-        PaperIngestion.objects.filter(
-            state__in=ACTIVE_STATES, updated_at__lt=cutoff
-        ).values_list("paper__arxiv_id", flat=True)
+        PaperIngestion.objects.filter(state__in=ACTIVE_STATES, updated_at__lt=cutoff).values_list(
+            "paper__arxiv_id", flat=True
+        )
     )
 
 
@@ -39,3 +45,8 @@ def harvest_states() -> list[HarvestState]:
 
 
 __all__ = ["harvest_states", "ingestion_counts", "ingestion_of", "stale_ingestions"]
+
+
+def bundle_by_pk(bundle_id: int) -> SourceBundle:
+    """Return the source bundle of this id (its progress counters as they are now)."""
+    return SourceBundle.objects.get(pk=bundle_id)

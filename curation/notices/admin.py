@@ -6,15 +6,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
-from django.contrib import admin
-from django.db.models import Count, OuterRef, QuerySet, Subquery
-from django.http import HttpRequest
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from curation.admin.moments import moment_html, moment_text
 from curation.admin.records import ReadOnlyAdmin
+from curation.admin.screens import NOTICES_TO_REVIEW
 from curation.audit import Actor
-from curation.models import Observation
+from curation.people import actor_names, person, user_name
 from curation.record.builder import record_links
 from curation.states import ChangeSource
 
@@ -26,7 +29,7 @@ from .models import (
     ReviewStatus,
     SourceReceipt,
 )
-from .selectors import QUEUE, affected_observations
+from .selectors import QUEUE, affected_observations, citing_papers_count, described_title
 from .services.review import StaleReview, last_review_change, review_decide, review_history
 
 # The index shows the count of unreviewed retractions and expressions of concern.
@@ -123,6 +126,7 @@ class DecisionForm(forms.ModelForm):
         review = self.instance
         self.conflict = ReviewConflict(
             changed=describe_review_change(review),
+            changed_html=describe_review_change(review, html=True),
             rows=[
                 ("Decision", self.data.get("decision") or "—", review.status),
                 ("Note", self.data.get("decision_note") or "—", review.note or "—"),
@@ -145,27 +149,22 @@ class ReviewConflict:
     """A refused decision: who changed the review, and (what, yours, current) rows."""
 
     changed: str
+    changed_html: str  # the same, with the time in a <time> element
     rows: list[tuple[str, str, str]]
 
 
-def describe_review_change(review: NoticeReview) -> str:
-    """Return who last changed the review, when, and why, in one sentence."""
+def describe_review_change(review: NoticeReview, *, html: bool = False) -> str:
+    """Return who last changed the review, when, and why, in one sentence (text or HTML)."""
     change = last_review_change(review.pk)
-    who = change.get("actor") or "someone"
-    return (
-        f"{who} made it {review.status} at {change.get('at') or review.decided_at} "
-        f"({change.get('reason') or 'no reason recorded'}); it is now revision {review.revision}"
-    )
-
-
-def _cited_by_count() -> Subquery:
-    papers = (
-        Observation.objects.filter(cited_work=OuterRef("event__work"), retired_at__isnull=True)
-        .values("cited_work")
-        .annotate(n=Count("paper", distinct=True))
-        .values("n")
-    )
-    return Subquery(papers[:1])
+    who = person(change) if change else "someone"
+    at = change.get("at") or review.decided_at
+    why = change.get("reason") or "no reason recorded"
+    if html:
+        return format_html(
+            "{} made it {} at {} ({}); it is now revision {}",
+            who, review.status, moment_html(at), why, review.revision,
+        )  # fmt: skip
+    return f"{who} made it {review.status} at {moment_text(at)} ({why}); it is now revision {review.revision}"
 
 
 @admin.register(NoticeReview)
@@ -187,7 +186,7 @@ class NoticeReviewAdmin(admin.ModelAdmin):
         "event_summary",
         "affected",
         "status",
-        "reviewer",
+        "reviewer_name",
         "note",
         "decisions",
     )
@@ -206,7 +205,7 @@ class NoticeReviewAdmin(admin.ModelAdmin):
             super()
             .get_queryset(request)
             .select_related("event__work", "reviewer")
-            .annotate(cited_by=_cited_by_count())
+            .annotate(cited_by=citing_papers_count())
         )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -214,6 +213,11 @@ class NoticeReviewAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+        return super().changelist_view(
+            request, {"title": NOTICES_TO_REVIEW, **(extra_context or {})}
+        )
 
     def changeform_view(
         self,
@@ -230,16 +234,20 @@ class NoticeReviewAdmin(admin.ModelAdmin):
                 **(extra_context or {}),
             }
         try:
-            return super().changeform_view(request, object_id, form_url, extra_context)
+            response = super().changeform_view(request, object_id, form_url, extra_context)
         except StaleReview:
             # Changed between the form's check and the service's: the admin's transaction
             # rolled back, and the form, drawn again on the stored review, shows the conflict.
-            return super().changeform_view(request, object_id, form_url, extra_context)
+            response = super().changeform_view(request, object_id, form_url, extra_context)
+        return _conflict_status(response)
 
     def save_model(self, request: HttpRequest, obj: NoticeReview, form: Any, change: bool) -> None:
         # The service writes (with who and why) on the revision the reviewer decided on; the
         # form itself changes no column.
         if form.keep_current:
+            status, _, revision = form.before  # the stored values: the instance holds the posted ones
+            kept = f"{ReviewStatus(status).label}, revision {revision}"
+            setattr(obj, _KEPT_CURRENT, kept)
             return
         review_decide(
             review_id=obj.pk,
@@ -249,6 +257,16 @@ class NoticeReviewAdmin(admin.ModelAdmin):
             actor=Actor.for_user(request.user, ChangeSource.ADMIN),
         )
         obj.refresh_from_db()
+
+    def response_change(self, request: HttpRequest, obj: NoticeReview) -> HttpResponse:
+        """Say what happened: a kept decision saved nothing, so it must not say "changed"."""
+        kept = getattr(obj, _KEPT_CURRENT, None)
+        if kept:
+            messages.info(
+                request, f"Nothing changed: the current decision ({kept}) was kept; yours was not saved."
+            )
+            return HttpResponseRedirect(request.get_full_path())
+        return super().response_change(request, obj)
 
     def construct_change_message(
         self, request: HttpRequest, form: Any, formsets: Any, add: bool = False
@@ -266,18 +284,24 @@ class NoticeReviewAdmin(admin.ModelAdmin):
         ]
         return [{"changed": {"fields": values}}]
 
+    @admin.display(description="reviewer")
+    def reviewer_name(self, obj: NoticeReview) -> str:
+        return user_name(obj.reviewer) if obj.reviewer else "—"
+
     @admin.display(description="decisions so far")
     def decisions(self, obj: NoticeReview) -> str:
+        history = review_history(obj.pk)
+        names = actor_names(change.actor for change in history)
         rows = [
             (
-                change.at,
-                change.actor,
+                moment_html(change.at),
+                names[change.actor],
                 change.source,
                 change.status,
                 change.note or "—",
                 change.revision,
             )
-            for change in review_history(obj.pk)
+            for change in history
         ]
         return format_html(
             '<table id="review-history"><tr><th>when</th><th>who</th><th>from</th>'
@@ -351,7 +375,7 @@ class NoticeReviewAdmin(admin.ModelAdmin):
             ("notice", notice_link(event)),
             ("source record", event.source_record_id or "—"),
             ("reasons", "; ".join(event.reasons) or "—"),
-            ("first seen / last seen", f"{event.first_seen_at:%Y-%m-%d %H:%M} / {event.last_seen_at:%Y-%m-%d %H:%M} UTC"),
+            ("first seen / last seen", format_html("{} / {}", moment_html(event.first_seen_at), moment_html(event.last_seen_at))),
             *([("note", "; ".join(flags))] if flags else []),
         ]  # fmt: skip
         return format_html(
@@ -383,17 +407,24 @@ class NoticeReviewAdmin(admin.ModelAdmin):
         )
 
 
+# Set on a review whose reviewer kept the current decision (nothing was saved): what was kept.
+_KEPT_CURRENT = "_kept_current_decision"
+
+
+def _conflict_status(response: Any) -> Any:
+    """Answer a refused decision with 409, as the observation page does (the panel is shown)."""
+    if isinstance(response, TemplateResponse) and response.context_data:
+        adminform = response.context_data.get("adminform")
+        if adminform is not None and getattr(adminform.form, "conflict", None):
+            response.status_code = 409
+    return response
+
+
 def work_title(work: Any) -> str:
     """Return the cited work's title, or the title its citing references describe."""
     if work.title:
         return str(work.title)
-    described = (
-        Observation.objects.filter(cited_work=work, work_title__isnull=False)
-        .exclude(work_title="")
-        .values_list("work_title", flat=True)
-        .first()
-    )
-    return described or ""
+    return described_title(work)
 
 
 def notice_link(event: NoticeEvent) -> str:

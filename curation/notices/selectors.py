@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Lower
 
 from curation.models import CitedWork, Observation, Paper
@@ -14,11 +14,18 @@ from curation.references.identifiers import (
     arxiv_doi,
     arxiv_id_from_doi,
     canonical_doi,
+    doi_key,
 )
 
 from .crossref_updates import crossref_query_doi
 from .events import EventType
-from .models import NoticeReview, RetractionWatchImport, RetractionWatchRecord, ReviewStatus
+from .models import (
+    NoticeEvent,
+    NoticeReview,
+    RetractionWatchImport,
+    RetractionWatchRecord,
+    ReviewStatus,
+)
 
 # The events that make staff drop what they are doing: these notify and are counted on the
 # admin index. A correction qualifies a work; these put its findings in doubt.
@@ -182,10 +189,69 @@ class QueueCounts:
 def review_queue_counts() -> QueueCounts:
     """Return the queue's size and its retractions and expressions of concern, in one query."""
     alert = Q(event__type__in=ALERT_TYPES, event__superseded=False)
-    counts = review_queue().order_by().aggregate(total=Count("pk"), alerts=Count("pk", filter=alert))
+    counts = (
+        review_queue().order_by().aggregate(total=Count("pk"), alerts=Count("pk", filter=alert))
+    )
     return QueueCounts(total=counts["total"], alerts=counts["alerts"])
 
 
 def unreviewed_alert_count() -> int:
     """Return how many retractions and expressions of concern await review."""
     return review_queue_counts().alerts
+
+
+# --- the API's notice events: its list, and one event as a review decision leaves it ---------
+
+
+def notice_events_with_reviews() -> QuerySet[NoticeEvent]:
+    """Return notice events with their work and review, read in one statement."""
+    return NoticeEvent.objects.select_related("work", "review")
+
+
+def notice_event_with_review(pk: int) -> NoticeEvent:
+    """Return one notice event with its work and review (NoticeEvent.DoesNotExist if none)."""
+    return notice_events_with_reviews().get(pk=pk)
+
+
+def review_of_event(event_id: int) -> NoticeReview | None:
+    """Return the staff review of a notice event, or None when it was never queued."""
+    return NoticeReview.objects.filter(event_id=event_id).first()
+
+
+# --- for the notices' tasks and commands ------------------------------------------------------
+
+
+def works_by_pk(pks: Sequence[int]) -> list[CitedWork]:
+    """Return the cited works of these primary keys that exist, in key order."""
+    return list(CitedWork.objects.filter(pk__any=list(pks)).order_by("pk"))
+
+
+def work_named(ref: str) -> CitedWork | None:
+    """Return the work named by a primary key, a DOI, or an arXiv id (`arXiv:` optional)."""
+    if ref.isdigit():
+        return CitedWork.objects.filter(pk=int(ref)).first()
+    if doi := canonical_doi(ref):
+        return CitedWork.objects.filter(doi__in={doi, doi_key(ref)}).first()
+    return CitedWork.objects.filter(arxiv_id=ref.removeprefix("arXiv:")).first()
+
+
+def citing_papers_count() -> Subquery:
+    """Return, for a notice review row, how many papers cite its event's work (live references)."""
+    papers = (
+        Observation.objects.filter(cited_work=OuterRef("event__work"), retired_at__isnull=True)
+        .values("cited_work")
+        .annotate(n=Count("paper", distinct=True))
+        .values("n")
+    )
+    return Subquery(papers[:1])
+
+
+def described_title(work: CitedWork) -> str:
+    """Return the title a work's citing references describe it by, or ""."""
+    described = (
+        Observation.objects.filter(cited_work=work, work_title__isnull=False)
+        .exclude(work_title="")
+        .values_list("work_title", flat=True)
+        .first()
+    )
+    return described or ""

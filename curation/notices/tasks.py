@@ -10,9 +10,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from curation.audit import Actor
-from curation.models import CitedWork
+from curation.selectors import cited_work_by_pk
 
-from .selectors import works_due
+from .selectors import works_by_pk, works_due
 from .services import refresh, refresh_many
 from .services.follow import REFRESH_BATCH
 
@@ -32,7 +32,7 @@ def refresh_work(
     self: Task, work_id: int, reason: str = "scheduled notice refresh"
 ) -> dict[str, int]:
     """Refresh one cited work; a re-delivery only writes one more receipt."""
-    work = CitedWork.objects.filter(pk=work_id).first()
+    work = cited_work_by_pk(work_id)
     if work is None:
         return {"work_id": work_id, "notices_changed": 0}
     outcome = refresh(work=work, actor=Actor.for_task(self), reason=reason)
@@ -48,7 +48,7 @@ def refresh_works(
     """Refresh several cited works as one (one job per resolved chunk, one transaction for
     all: `refresh_many`); a work whose sources fail is logged and left to the never-asked-first
     scheduled sweep, the others are stored."""
-    works = list(CitedWork.objects.filter(pk__any=work_ids).order_by("pk"))
+    works = works_by_pk(work_ids)
     batch = refresh_many(works=works, actor=Actor.for_task(self), reason=reason)
     changed = sum(outcome.notices_changed for outcome in batch.outcomes)
     return {"works": len(work_ids), "notices_changed": changed, "failed": len(batch.failed)}

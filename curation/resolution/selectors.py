@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 
 from django.db.models import Max, Q, QuerySet
@@ -9,7 +10,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from curation.models import Observation
-from curation.resolution.models import ResolutionRun, RunStatus
+from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
 from curation.states import ResolutionStatus
 
 # What a grown catalogue may now resolve (the re-queue after a catalogue import).
@@ -56,3 +57,13 @@ def retry_candidates() -> QuerySet[Observation]:
         retired_at__isnull=True,
         pinned=False,
     ).order_by("pk")
+
+
+def run_by_pk(run_id: int) -> ResolutionRun | None:
+    """Return the resolution run of this id, or None."""
+    return ResolutionRun.objects.filter(pk=run_id).first()
+
+
+def chunks_by_pk(chunk_ids: Sequence[int]) -> QuerySet[ResolutionChunk]:
+    """Return these chunks in the order they were cut."""
+    return ResolutionChunk.objects.filter(pk__in=list(chunk_ids)).order_by("number")

@@ -23,6 +23,7 @@ from curation.resolution.schedule import (
     CHUNK_RETRY_BACKOFF_MAX,
     STALE_RUN_MINUTES,
 )
+from curation.selectors import observation_by_pk
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +34,8 @@ REQUEUE_REASON = "catalogue grew: retry unresolved and malformed references"
 @shared_task(bind=True, name="curation.resolution.tasks.resolve_observation", acks_late=True)
 def resolve_observation(self: Task, observation_id: str, reason: str) -> dict[str, Any]:
     """Resolve one observation."""
-    observations = list(Observation.objects.filter(pk=observation_id))
+    observation = observation_by_pk(observation_id)
+    observations = [observation] if observation is not None else []
     outcome = services.observations_resolve(
         observations=observations, actor=Actor.for_task(self), reason=reason
     )

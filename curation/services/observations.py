@@ -417,3 +417,83 @@ def observation_revert(
             Resolution.objects.update_or_create(observation=current, defaults=values)
         standing_notice_revert(current, event)  # the notice of that version, or the link's
     return current
+
+
+def _version_at(observation: Observation, revision: int) -> Any:
+    """Return the observation's latest history event at a revision, or refuse."""
+    event = (
+        event_model("Observation")
+        .objects.filter(pgh_obj_id=observation.pk, revision=revision)
+        .order_by("-pgh_id")
+        .first()
+    )
+    if event is None:
+        raise CurationError(f"revision {revision} is not a revision of this reference")
+    return event
+
+
+def observation_revert_to_revision(
+    *,
+    observation: Observation,
+    to_revision: int,
+    expected_revision: int,
+    actor: Actor,
+    reason: str,
+) -> Observation:
+    """observation_revert to the version the observation had at one of its revisions."""
+    event = _version_at(observation, to_revision)
+    return observation_revert(
+        observation=observation,
+        event_id=event.pgh_id,
+        expected_revision=expected_revision,
+        actor=actor,
+        reason=reason,
+    )
+
+
+UNDO_REASON = "undo"
+# What a notice check changes on the observation itself: a new revision, nothing decided.
+_NOTICE_MOVES = {"revision", "changed_at"}
+
+
+@transaction.atomic
+def observation_undo(
+    *,
+    observation: Observation,
+    decided_revision: int,
+    to_revision: int,
+    actor: Actor,
+    reason: str = UNDO_REASON,
+) -> Observation:
+    """Undo a decision: go back to `to_revision` from the `decided_revision` it left.
+
+    A link is followed at once by its standing-notice check, which gives the observation a new
+    revision without touching the decision: that alone does not stand in the undo's way. Any
+    other change since (a field, a new resolution) refuses the undo as a stale decision.
+    """
+    current = Observation.objects.select_for_update(of=("self",)).get(pk=observation.pk)
+    expected = decided_revision
+    if current.revision != decided_revision and _only_notice_checks_since(
+        current, _version_at(observation, decided_revision)
+    ):
+        expected = current.revision
+    return observation_revert_to_revision(
+        observation=current,
+        to_revision=to_revision,
+        expected_revision=expected,
+        actor=actor,
+        reason=reason,
+    )
+
+
+def _only_notice_checks_since(current: Observation, decided: Any) -> bool:
+    fields = [
+        f.attname for f in Observation._meta.concrete_fields if f.attname not in _NOTICE_MOVES
+    ]
+    if any(getattr(current, name) != getattr(decided, name) for name in fields):
+        return False
+    return not (
+        event_model("Resolution")
+        .objects.filter(pgh_obj_id=current.pk, pgh_created_at__gt=decided.pgh_created_at)
+        .exists()
+    )

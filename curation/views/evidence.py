@@ -11,10 +11,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from ..history import event_model
-from ..models import Observation
+from ..people import without_staff_names
 from ..record.builder import observation_v1
 from ..record.timestamps import for_people, format_seconds, text_for_people
+from ..resolution.candidates import agreement, candidates_from_evidence
+from ..resolution.scoring import FUZZY_THRESHOLD
+from ..selectors import observation_events, observation_for_evidence
 from ..states import ResolutionStatus, ResolverSource
 from .throttling import throttled
 
@@ -33,26 +35,32 @@ SOURCE_MEANINGS = {
     ResolverSource.RAW_FALLBACK: "Only the raw reference: no catalogue produced a candidate.",
 }
 
+# What a candidate's score means, wherever a public page shows one (the evidence page).
+SCORE_MEANING = (
+    "A candidate's score says how well a catalogue record matches the reference, from 0 to 100: "
+    "mostly how alike the two titles are, raised a little when the first author, year and venue "
+    "agree, and lowered by about 20–30 when the author or year contradict. 100 is the same title "
+    "with everything agreeing. A score is a ranking aid, not a verdict: the state is decided by "
+    f"the rules above (titles must be at least {FUZZY_THRESHOLD:g}% alike to verify), and two "
+    "candidates with the same best score leave the reference unresolved. In the stored evidence "
+    "(JSON) the score is on the resolver's own scale, from −50 to 106."
+)
+
 
 def _observation_context(value: str) -> dict:  # type: ignore[type-arg]
     try:
         observation_id = uuid.UUID(value)
     except ValueError as exc:
         raise Http404("not an observation id") from exc
-    observation = (
-        Observation.objects.select_related("paper", "resolution", "standing_notice", "cited_paper")
-        .filter(pk=observation_id)
-        .first()
-    )
+    observation = observation_for_evidence(observation_id)
     if observation is None:
         raise Http404("unknown observation")
     resolution = getattr(observation, "resolution", None)
     history = [
         event
-        for name in ("Observation", "Resolution", "StandingNotice")
-        for event in event_model(name)
-        .objects.filter(pgh_obj_id=observation_id)
-        .select_related("pgh_context")
+        for _, event in observation_events(
+            observation_id, ("Observation", "Resolution", "StandingNotice")
+        )
     ]
     history.sort(key=lambda e: e.pgh_created_at)
     item = observation_v1(observation)
@@ -62,8 +70,13 @@ def _observation_context(value: str) -> dict:  # type: ignore[type-arg]
         "observation": observation,
         "item": item,
         # An imported resolution has no evidence: say so rather than show "{}".
-        "evidence_json": json.dumps(evidence, indent=2, sort_keys=True) if evidence else "",
+        "evidence_json": json.dumps(without_staff_names(evidence), indent=2, sort_keys=True)
+        if evidence
+        else "",
         "evidence_summary": _evidence_summary(evidence),
+        "candidates": [
+            {"view": c, "agreement": agreement(c)} for c in candidates_from_evidence(evidence)
+        ],
         "notice_summary": _notice_summary(notice),
         "receipts": [
             {"source": r["source"], "at_label": for_people(r["observed_at"])}
@@ -120,6 +133,7 @@ def evidence_page(request: HttpRequest) -> HttpResponse:
     context: dict = {  # type: ignore[type-arg]
         "states": [(s.value, STATE_MEANINGS[s]) for s in ResolutionStatus],
         "sources": [(s.value, SOURCE_MEANINGS[s]) for s in ResolverSource],
+        "score_meaning": SCORE_MEANING,
     }
     if "observation" in request.GET:
         context.update(_observation_context(request.GET["observation"]))

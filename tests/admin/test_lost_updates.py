@@ -25,7 +25,7 @@ def test_the_second_curator_is_refused_and_sees_the_first_change(resolved: Any, 
     assert second.status_code == 409
     body = second.content.decode()
     assert "someone else changed this reference first" in body
-    assert "user:alice" in body and "first version" in body
+    assert "alice at <time" in body and "first version" in body
     after = fresh(observation)
     assert after.cited_paper is not None and after.cited_paper.arxiv_id == "2301.00001"
     # Bob's reason survives on the refreshed page, on the new revision.

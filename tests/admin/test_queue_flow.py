@@ -27,6 +27,7 @@ def test_a_decision_moves_the_reference_from_to_fix_to_decided(resolved: Any, al
     assert _in("to_fix", resolved[3]) and not _in("decided", resolved[3])
     decide(alice, resolved[3], "set_state", status="parse_uncertain", reason="a BibTeX artefact")
     assert not _in("to_fix", resolved[3]) and _in("decided", resolved[3])
+    alice.get(QUEUE)  # shows the success message once: its Undo form names the reference
     assert str(resolved[3].pk) not in alice.get(QUEUE).content.decode()
     assert str(resolved[3].pk) in alice.get(QUEUE, {"queue": "decided"}).content.decode()
 

@@ -156,8 +156,8 @@ def test_two_reviewers_in_the_admin_the_second_must_choose(
 
     for response in (refused, again):
         body = response.content.decode()
-        assert response.status_code == 200 and 'id="review-conflict"' in body
-        assert "user:rita" in body and "another paper" in body and "Nora: it is this one" in body
+        assert response.status_code == 409 and 'id="review-conflict"' in body
+        assert "rita made it" in body and "another paper" in body and "Nora: it is this one" in body
         assert 'name="on_conflict"' in body and 'type="radio"' in body
     stored = _review(CONCERN)
     assert (stored.status, stored.note) == ("dismissed", "another paper")

@@ -116,7 +116,7 @@ def test_evidence_page_explains_states_and_digests(client: Client) -> None:
 def test_evidence_for_an_observation_shows_its_history(client: Client, sample: dict[str, Any]) -> None:
     obs_id = sample["outbound"][32]["observation_id"]
     html = client.get("/evidence", {"observation": obs_id}).content.decode()
-    assert "command:import_records" in html and "import of citation records" in html
+    assert "import records (import)" in html and "import of citation records" in html
 
 
 @pytest.mark.parametrize("value", ["nope", "00000000-0000-0000-0000-000000000000"])

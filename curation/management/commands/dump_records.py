@@ -12,19 +12,16 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 from tqdm import tqdm
 
-from curation.models import Paper
 from curation.record.builder import build_record, record_bytes
 from curation.record.timestamps import format_seconds, parse_timestamp, truncate_to_minute
+from curation.selectors import papers_with_records
 
 MANIFEST = "manifest.json"
 
 
 def _papers_after(last: str | None) -> Any:
     """Return the arXiv ids of papers with outbound observations after last, in order."""
-    papers = Paper.objects.filter(outbound__isnull=False).distinct().order_by("arxiv_id")
-    if last is not None:
-        papers = papers.filter(arxiv_id__gt=last)
-    return papers.values_list("arxiv_id", flat=True)
+    return papers_with_records(after=last).values_list("arxiv_id", flat=True)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

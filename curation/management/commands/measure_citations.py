@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from curation.audit import Actor
-from curation.models import Paper
+from curation.selectors import papers_to_measure
 from curation.services.measurements import measure_paper
 
 
@@ -24,11 +24,11 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["paper"]:
-            papers = Paper.objects.filter(arxiv_id=options["paper"])
+            papers = papers_to_measure(options["paper"])
             if not papers.exists():
                 raise CommandError(f"unknown paper arXiv:{options['paper']}")
         else:
-            papers = Paper.objects.exclude(doi="").filter(outbound__isnull=False).distinct()
+            papers = papers_to_measure()
         actor = Actor.command("measure_citations")
         measured = 0
         for paper in tqdm(papers.iterator(), total=papers.count(), disable=not options["all"]):

@@ -10,10 +10,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from curation.audit import Actor
+from curation.ingestion import selectors, tasks
 from curation.ingestion import services as ingestion
-from curation.ingestion import tasks
 from curation.ingestion.bundle import BundleError
-from curation.ingestion.models import SourceBundle
 
 STALLED_SECONDS = 600  # a chunk takes seconds: ten minutes without one finishing is a stall
 
@@ -60,9 +59,9 @@ class Command(BaseCommand):
     def _wait(self, bundle_id: int) -> None:
         """Show the workers' progress until the bundle is finished or nothing moves any more."""
         last_move = time.monotonic()
-        with tqdm(total=SourceBundle.objects.get(pk=bundle_id).total, unit=" papers", disable=None) as bar:
+        with tqdm(total=selectors.bundle_by_pk(bundle_id).total, unit=" papers", disable=None) as bar:
             while True:
-                bundle = SourceBundle.objects.get(pk=bundle_id)
+                bundle = selectors.bundle_by_pk(bundle_id)
                 if bundle.done + bundle.failed != bar.n:
                     bar.update(bundle.done + bundle.failed - bar.n)
                     last_move = time.monotonic()

@@ -10,19 +10,13 @@ from tqdm import tqdm
 
 from curation.audit import Actor
 from curation.models import CitedWork
-from curation.notices.selectors import cited_works
+from curation.notices.selectors import cited_works, work_named
 from curation.notices.services import ALL_SOURCES, refresh
-from curation.references.identifiers import canonical_doi, doi_key
 
 
 def find_work(ref: str) -> CitedWork:
     """Return the work named by a primary key, a DOI, or an arXiv id (`arXiv:` optional)."""
-    if ref.isdigit():
-        work = CitedWork.objects.filter(pk=int(ref)).first()
-    elif doi := canonical_doi(ref):
-        work = CitedWork.objects.filter(doi__in={doi, doi_key(ref)}).first()
-    else:
-        work = CitedWork.objects.filter(arxiv_id=ref.removeprefix("arXiv:")).first()
+    work = work_named(ref)
     if work is None:
         raise CommandError(f"no cited work {ref!r} (expected a work id, a DOI or an arXiv id)")
     return work

@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from curation.audit import Actor
 from curation.resolution import selectors, services
-from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
+from curation.resolution.models import ResolutionRun, RunStatus
 from curation.resolution.tasks import dispatch_run
 from curation.states import ResolutionStatus
 
@@ -64,7 +64,7 @@ class Command(BaseCommand):
         self._resolve_here(run, actor, options)
 
     def _resume(self, run_id: int, actor: Actor, options: dict[str, Any]) -> None:
-        run = ResolutionRun.objects.filter(pk=run_id).first()
+        run = selectors.run_by_pk(run_id)
         if run is None:
             raise CommandError(f"no resolution run {run_id}")
         if run.status == RunStatus.DONE:
@@ -79,8 +79,7 @@ class Command(BaseCommand):
         self._resolve_here(run, actor, options)
 
     def _resolve_here(self, run: ResolutionRun, actor: Actor, options: dict[str, Any]) -> None:
-        chunks = ResolutionChunk.objects.filter(pk__in=services.run_unfinished_chunks(run.pk))
-        chunks = chunks.order_by("number")
+        chunks = selectors.chunks_by_pk(services.run_unfinished_chunks(run.pk))
         with tqdm(total=run.total, initial=run.done, unit=" refs", file=self.stderr,
                   disable=options["verbosity"] < 1) as bar:  # fmt: skip
             for chunk in chunks:

@@ -1,5 +1,7 @@
 // The observation page's one Decide form: show the fields of the chosen decision, offer the
-// reason last given for the same kind of decision, and the keyboard shortcuts.
+// reason last given for the same kind of decision, and the keyboard shortcuts. No key saves a
+// low-score candidate or retires by itself: the server asks for a confirmation first (`a`),
+// and `x` only opens the retire confirmation.
 (function () {
   "use strict";
   var form = document.getElementById("cr-decide");
@@ -88,6 +90,8 @@
     else if (key === "s" && choose("set_state")) { focusOn = status; }
     else if (key === "c" && choose("correct")) { focusOn = form.querySelector("input[name=work_title]"); }
     else if (key === "r") { focusOn = reason; }
+    // Retiring takes the reference out of the record: the key only opens its confirmation.
+    else if (key === "x" && choose("retire")) { focusOn = document.getElementById("cr-retire-confirm"); }
     else if (key === "j" && skip) { window.location.href = skip.href; }
     else if (/^[1-9]$/.test(key) && status && status.options.length >= Number(key) && choose("set_state")) {
       status.selectedIndex = Number(key) - 1;
