@@ -10,11 +10,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from curation.moments import moment_html
 from curation.people import person, user_names
 from curation.resolution.candidates import candidates_from_evidence
 from curation.selectors import cited_works_by_pks, observation_events, paper_titles
-
-from .moments import moment_html
 
 # Bookkeeping columns: shown nowhere in a diff (the revision is in the heading).
 _HIDDEN = {

@@ -13,10 +13,10 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from curation.admin.moments import moment_html, moment_text
 from curation.admin.records import ReadOnlyAdmin
 from curation.admin.screens import NOTICES_TO_REVIEW
 from curation.audit import Actor
+from curation.moments import moment_html, moment_text
 from curation.people import actor_names, person, user_name
 from curation.record.builder import record_links
 from curation.states import ChangeSource

@@ -22,7 +22,9 @@ from ..audit import Actor, audited
 from ..history import event_model
 from ..limits import current_limits
 from ..models import Observation, Paper, Resolution
+from ..moments import moment_text
 from ..notices.services.follow import standing_notice_revert, standing_notices_follow_links
+from ..people import person
 from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
 from ..resolution.services.catalogue_imports import store_crossref_works
 from ..states import VERIFIED_STATUSES, Origin, ResolutionStatus, ResolverSource
@@ -65,9 +67,10 @@ class StaleRevision(CurationError):
 
 
 def describe_change(change: dict[str, Any]) -> str:
-    """Return "who at when (why)" for a history context, as the refusals word it."""
-    who = change.get("actor") or "someone"
-    when = change.get("at") or "an unknown time"
+    """Return "who at when (why)" for a history context, as the refusals word it: people by
+    name and the curator screens' one time format."""
+    who = person(change) if change.get("actor") or change.get("user") else "someone"
+    when = moment_text(change["at"]) if change.get("at") else "an unknown time"
     why = change.get("reason") or "no reason recorded"
     return f"{who} at {when} ({why})"
 

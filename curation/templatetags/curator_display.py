@@ -8,7 +8,7 @@ from django import template
 from django.utils.safestring import SafeString
 
 from curation.admin.log import LogRow, recent_decisions
-from curation.admin.moments import moment_html
+from curation.moments import moment_html
 from curation.people import person
 
 register = template.Library()

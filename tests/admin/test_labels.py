@@ -14,8 +14,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from curation.admin.moments import moment_html, moment_text
 from curation.audit import Actor
+from curation.moments import moment_html, moment_text
 from curation.people import person, public_person, user_names
 from curation.permissions import NOTICE_REVIEWERS
 from curation.states import ChangeSource

@@ -174,5 +174,5 @@ def test_the_pages_same_text_fix_writes_only_the_targets_shown_at_their_revision
 
     body = alice.get(page_url(source)).content.decode()
     assert "Applied this decision to 0 other observations" in body
-    assert "Skipped 1" in body and "retired by user:bob" in body and "Bob: junk in this paper" in body
+    assert "Skipped 1" in body and "retired by bob" in body and "Bob: junk in this paper" in body
     assert not hasattr(fresh(other), "resolution")  # Alice's decision was not copied onto it
