@@ -20,7 +20,7 @@ from curation.references.authors import (
 from curation.references.identifiers import URL_RE, Identifiers, extract_identifiers
 from curation.references.journals import JournalRef, find_journal_ref
 from curation.references.normalize import normalize_reference_text, single_spaced
-from curation.references.quality import is_artefact, is_venue_only, title_problem
+from curation.references.quality import is_artefact, is_placeholder, is_venue_only, title_problem
 from curation.references.repair import Repair, repair_reference
 from curation.references.sentences import split_sentences
 
@@ -118,6 +118,9 @@ _QUOTED = re.compile(
 # Every _QUOTED match opens with one of these; a match at the start, with its first character.
 _QUOTE_CHAR = re.compile("[\"“”'‘«]")
 _QUOTE_OPENERS = frozenset("\"“”'‘«")
+# The last "name" of "Y. He. DeepSpeed": initials, a capitalised two-letter word with its stop
+# (the surname), then one word (a title's lead, followed by its colon).
+_SURNAME_AS_INITIAL = re.compile(r"((?:[A-Z]\.\s*(?:-\s*)?)+[A-Z][a-z])\.\s+[A-Z][\w-]*")
 _LABEL_PREFIX = re.compile(r"^[a-z][a-z0-9]{3,}-(?:\d+|[0-9a-f]{7,40})\s*:\s*")
 _ISSUE_PREFIX = re.compile(
     r"^[\w .\-/]{0,60}?\b(?:issue|pull request|PR|commit)\s*(?:#\s*\d+|[0-9a-f]{7,40})?\s*:\s*",
@@ -317,8 +320,29 @@ def _take_authors(body: str) -> tuple[list[Author], str, bool]:
             return authors, body[quoted.start() :], False
     taken = take_author_prefix(body)
     if taken:
-        return taken[0], taken[1], False
+        authors, rest = _title_lead_in_names(body, *taken)
+        return authors, rest, False
     return [], body, False
+
+
+def _title_lead_in_names(body: str, authors: list[Author], rest: str) -> tuple[list[Author], str]:
+    """Return the authors and rest with a title's lead ("DeepSpeed:") given back to the title.
+
+    In "…, O. Ruwase, Y. He. DeepSpeed: System optimizations…" the surname "He." reads as a
+    two-letter initial (as "Yu." is), so "DeepSpeed" passes for the last surname, and the
+    title loses the words before its colon. A name list never ends in a colon right after an
+    initial-and-word like that: the initial was the surname, the word starts the title.
+    """
+    if not authors or not rest or ":" not in body:
+        return authors, rest
+    last = authors[-1].name
+    m = _SURNAME_AS_INITIAL.fullmatch(last)
+    at = body.find(last)
+    if m is None or at < 0 or body[at + len(last) : at + len(last) + 1] != ":":
+        return authors, rest
+    name = m[1]
+    title_on = body[at + len(name) :].lstrip(" .")
+    return [*authors[:-1], Author(name, name.rsplit(None, 1)[-1])], title_on
 
 
 def _comma_authors(body: str) -> tuple[list[Author], str] | None:
@@ -490,6 +514,11 @@ def parse_reference(raw: str) -> ParsedReference:
         body = _NUMBER_LABEL.sub("", body)  # "[13 ]B. Buyens", "26-Vellin J-F", "12. Smith J"
     if "( " in body or " )" in body or ",," in body:
         body = _respace(body)
+    if len(body) <= 80 and is_placeholder(body):
+        # "Reference 2010", "See supplementary material.": no work is named, so no field is
+        # read from it (a leading word would otherwise pass for an organisation author).
+        ref.title_problem = "placeholder"
+        return _finish(ref, text)
     lowered_head = body[:80].lower()
     if ":" in body and (
         "issue" in lowered_head

@@ -37,6 +37,33 @@ _VENUE_WORDS = frozenset(
 )
 # The venue words that name a venue by themselves: not the little words between them.
 _VENUE_NAMING_WORDS = _VENUE_WORDS - {"the", "of", "on", "in", "and", "for"}
+# Text that stands where a reference should be and names no work. Each shape must match the
+# whole text (closing punctuation aside), so a real title that merely starts like one is kept.
+_PLACEHOLDER_LONGEST = 80
+_PLACEHOLDER = re.compile(
+    # "Reference 2010", "Ref. 12", "Citation #3": a reference's number (or a year read as one).
+    r"(?:ref(?:erence)?s?|citations?|cite|bib(?:item|liography\s+entry)?|entry)\.?\s*"
+    r"(?:no\.?\s*|number\s+|#\s*)?\[?\d{1,4}[a-z]?\]?"
+    # "[citation needed]", "reference missing", "add reference here", "insert citation".
+    r"|\[?(?:citation|reference|ref\.?)\s+(?:needed|missing|required|to\s+(?:be\s+)?(?:added|come))\]?"
+    r"|(?:(?:add|insert|missing|fix)\s+(?:a\s+|the\s+)?(?:ref(?:erence)?|citation|cite)s?"
+    r"(?:\s+here)?)"
+    # "See supplementary material.", "See the appendix", "See ref. 12", "See main text".
+    r"|(?:see\s+(?:the\s+)?)?(?:supplementary|supplemental|supporting)\s+"
+    r"(?:materials?|information|info|data|text|notes?|files?|appendix|section)"
+    r"(?:\s+for\s+(?:details|more(?:\s+details)?|references|the\s+full\s+list))?"
+    r"(?:\s+(?:at|in|online))?"
+    r"|see\s+(?:the\s+)?(?:appendix|appendices|main\s+text|text|above|below|methods|SI"
+    r"|(?:ref(?:erence)?s?|note|footnote|section|sec|fig(?:ure)?|table|chapter|eq)\.?\s*"
+    r"\[?\d{1,4}(?:\s*[-–,]\s*\d{1,4})*\]?)",
+    re.IGNORECASE,
+)
+# Editorial markers, capitals only ("TODO: add reference", "TBD"): "Todo lists" is a title.
+_MARKER = re.compile(
+    r"(?:TODO|FIXME|TBD|TBA|XXX+)\b[\s:!.\-–]*"
+    r"(?:(?i:add|insert|fill\s+in|fix|find|check|cite|update|complete)\b.*)?",
+    re.DOTALL,
+)
 
 
 def is_artefact(raw: str) -> bool:
@@ -88,6 +115,14 @@ def is_venue_only(text: str) -> bool:
     )
 
 
+def is_placeholder(text: str) -> bool:
+    """Return whether text is a placeholder, not a reference: "Reference 2010", "TODO: add …"."""
+    text = text.strip().rstrip(" .,;:")
+    if not text or len(text) > _PLACEHOLDER_LONGEST:
+        return False
+    return _PLACEHOLDER.fullmatch(text) is not None or _MARKER.fullmatch(text) is not None
+
+
 def title_problem(title: str | None) -> str | None:
     """Return why a title candidate is not usable (None when it is usable)."""
     if title is None or not title.strip():
@@ -100,6 +135,8 @@ def title_problem(title: str | None) -> str | None:
             return "bare_year"
     if is_artefact(text):
         return "artefact"
+    if is_placeholder(text):
+        return "placeholder"
     if is_venue_only(text):
         return "venue_only"
     if looks_like_name_list(text):

@@ -48,9 +48,16 @@ _NOT_URL_TAIL = frozenset(
     "doi arxiv url version".split()
 )
 _DOI_TOKEN = re.compile(r"1(?<![\w.]1)0\.\d{4,9}/\S*")
+_URL_OR_DOI = re.compile(f"{_URL.pattern}|{_DOI_TOKEN.pattern}")
 # The piece after a broken DOI: starts with a digit, or is a word with a digit in it.
 _DOI_TAIL = re.compile(r"\s+(\d[\w.()/-]*|[A-Za-z][\w.()/-]*\d[\w.()/-]*)")
 _YEAR_TOKEN = re.compile(r"(?:19|20)\d\d[.,;)]*")
+# A DOI broken inside its last word: "10.1038/natu re14539", "10.1126/science.aa a8415". The
+# head's last part is lower-case letters only (complete DOIs rarely end so), and the pieces join
+# into the journal-code-and-number shape of such suffixes: letters, then three or more digits
+# (five or more when the piece is digits alone, so a year or a page never joins).
+_DOI_WORD_HEAD = re.compile(r"(?<=[/.])[a-z]{2,12}$")
+_DOI_WORD_TAIL = re.compile(r" ([a-z]{1,12}\d{3,}|\d{5,})(?=[\s.,;:)\]]|$)")
 _ARXIV_SPACED = re.compile(
     r"(a(?<!\wa)(?:rxiv(?:\s+(?:preprint|e-prints?))?|bs/))\s*(:?)\s*(\d{4})\s*\.\s*(\d{4,5})(v\d+)?(?!\d)",
     re.IGNORECASE,
@@ -115,12 +122,13 @@ def _record(kind: str, repairs: list[Repair]) -> Callable[[re.Match[str], str], 
     return note
 
 
-def _outside_urls(text: str, fix: Callable[[str], str]) -> str:
-    """Apply a text repair to everything except URLs, which have their own rules."""
-    if "://" not in text:
+def _outside_links(text: str, fix: Callable[[str], str]) -> str:
+    """Apply a text repair to everything except URLs and DOIs, which have their own rules."""
+    if "://" not in text and "10." not in text:
         return fix(text)
     out, last = [], 0
-    for m in _URL.finditer(text):
+    # A DOI's suffix is an opaque string: "10.1000/aaa.Bb" is not a sentence glued to a word.
+    for m in _URL_OR_DOI.finditer(text):
         out.append(fix(text[last : m.start()]))
         out.append(m[0])
         last = m.end()
@@ -157,6 +165,10 @@ def _fix_doi_breaks(text: str, repairs: list[Repair]) -> str:
     for m in _DOI_TOKEN.finditer(text):
         head = m[0]
         if not head.endswith(("/", ".", "-")):
+            if _DOI_WORD_HEAD.search(head) and (word := _DOI_WORD_TAIL.match(text, m.end())):
+                repairs.append(Repair("doi_space", text[m.start() : word.end()], head + word[1]))
+                out.append(text[last : m.start()] + head + word[1])
+                last = word.end()
             continue
         tail = _DOI_TAIL.match(text, m.end())
         if tail is None or (_YEAR_TOKEN.fullmatch(tail[1]) and not head.endswith("/")):
@@ -378,7 +390,7 @@ def repair_reference(raw: str) -> tuple[str, list[Repair]]:
     if "10." in text:
         text = _fix_doi_breaks(text, repairs)
     text = _fix_arxiv_spaces(text, repairs)
-    text = _outside_urls(
+    text = _outside_links(
         text, lambda part: _fix_glued_words(_fix_hyphenation(part, repairs), repairs)
     )
     if " :" in text or " ," in text:

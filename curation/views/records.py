@@ -19,6 +19,7 @@ from ..ingestion.models import PaperIngestion
 from ..ingestion.selectors import ingestion_of
 from ..record.cache import RecordBytes
 from ..record.http import JSON, PAGE_ETAG_SUFFIX, Representation, record_response
+from ..record.reference_notes import ReferenceNote, reference_notes
 from ..record.timestamps import for_people, text_for_people
 from ..references.identifiers import looks_like_arxiv_id
 from ..states import ResolutionStatus
@@ -94,10 +95,13 @@ def _notice(notice: dict[str, Any]) -> dict[str, Any]:
     return {"state": notice["state"], "summary": summary, "receipts": receipts}
 
 
-def _page_observation(observation: dict[str, Any]) -> dict[str, Any]:
+def _page_observation(
+    observation: dict[str, Any], note: ReferenceNote | None = None
+) -> dict[str, Any]:
     """Return an observation with the words and labels the page shows."""
     resolution = observation["resolution"]
     return {
+        "note": note,
         "id": observation["observation_id"],
         "index": observation["citation"]["reference_index"],
         "citing": observation["citation"]["citing_paper"],
@@ -137,7 +141,11 @@ def _render_page(
     request: HttpRequest, built: RecordBytes, ingestion: PaperIngestion | None = None
 ) -> HttpResponse:
     record = json.loads(built.body)
-    outbound = [_page_observation(o) for o in record["outbound"]]
+    # What web and software references carry (link, host, text) is not in v1: one statement.
+    notes = reference_notes(
+        {o["observation_id"]: _target(o)["untitled"] for o in record["outbound"]}
+    )
+    outbound = [_page_observation(o, notes.get(o["observation_id"])) for o in record["outbound"]]
     paper = record["paper"]
     context = {
         "record": record,
