@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import io
-import json
 
 import pytest
 from django.core.management import call_command
-from pytest_httpserver import HTTPServer
 
-from curation.crossref.cache import MemoryCache
-from curation.crossref.client import CrossrefClient
-from curation.crossref.throttle import LocalThrottle
 from curation.references import parse_reference
 from curation.resolution import resolver
 from curation.resolution.models import CrossrefWork
 from curation.resolution.resolver import resolve_raw
-from tests.resolution.conftest import FIXTURES
+from tests.resolution.conftest import FIXTURES, WIDGET_REFERENCE
 from tests.resolution.snapshot import snapshot_line
 
 pytestmark = pytest.mark.django_db
@@ -71,25 +66,10 @@ def test_tie_lists_the_candidates_for_curators(catalogue: None) -> None:
     assert {"1901.00001", "1901.00002"} <= listed
 
 
-WIDGET = "Okafor, A. Widgets at scale. J. Widgets, 2018. doi:10.5555/widget.1"
-
-
 def test_unknown_doi_is_asked_of_crossref_when_online(
-    catalogue: None,
-    settings,
-    httpserver: HTTPServer,
-    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+    catalogue: None, crossref_knows_widget: dict[str, object]
 ) -> None:
-    settings.CITEREC_OFFLINE = False
-    work = {"DOI": "10.5555/widget.1", "title": ["Widgets at Scale"], "type": "journal-article",
-            "author": [{"family": "Okafor"}], "issued": {"date-parts": [[2018]]}}  # fmt: skip
-    httpserver.expect_request("/works/10.5555/widget.1").respond_with_data(
-        json.dumps({"status": "ok", "message": work})
-    )
-    client = CrossrefClient(base_url=httpserver.url_for("/"), offline=False, cache=MemoryCache(),
-                            throttle=LocalThrottle(1000))  # fmt: skip
-    monkeypatch.setattr(resolver, "get_client", lambda: client)
-    _, verdict = resolve_raw(WIDGET)
+    _, verdict = resolve_raw(WIDGET_REFERENCE)
     assert (verdict.status, verdict.resolver_source, verdict.doi) == (
         "verified_exact",
         "doi",
@@ -97,8 +77,8 @@ def test_unknown_doi_is_asked_of_crossref_when_online(
     )
     # The resolver reads and writes nothing: the answer goes back to its caller to keep.
     assert not CrossrefWork.objects.filter(doi="10.5555/widget.1").exists()
-    item = resolver.ReferenceInput.from_parse(parse_reference(WIDGET))
-    assert resolver.resolve_batch([item]).fetched == [work]
+    item = resolver.ReferenceInput.from_parse(parse_reference(WIDGET_REFERENCE))
+    assert resolver.resolve_batch([item]).fetched == [crossref_knows_widget]
 
 
 def test_offline_unknown_doi_is_kept_as_evidence(catalogue: None) -> None:

@@ -10,14 +10,10 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
-from pytest_httpserver import HTTPServer
 
 from curation.audit import Actor
-from curation.crossref.cache import MemoryCache
-from curation.crossref.client import CrossrefClient
-from curation.crossref.throttle import LocalThrottle
 from curation.models import Observation, ObservationEvent, Paper, Resolution
-from curation.resolution import resolver, selectors, services, tasks
+from curation.resolution import selectors, services, tasks
 from curation.resolution.models import (
     CrossrefWork,
     PinnedDisagreement,
@@ -27,7 +23,7 @@ from curation.resolution.models import (
 from curation.resolution.services import verdicts
 from curation.resolution.services.catalogue_imports import store_crossref_works
 from curation.states import Origin
-from tests.resolution.conftest import FIXTURES
+from tests.resolution.conftest import FIXTURES, WIDGET_REFERENCE
 
 pytestmark = pytest.mark.django_db
 ACTOR = Actor.command("test")
@@ -112,21 +108,9 @@ def test_doi_verified_work_links_the_doi(catalogue: None) -> None:
 
 
 def test_a_work_crossref_answered_is_kept_with_the_verdict(
-    catalogue: None,
-    settings,
-    httpserver: HTTPServer,
-    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+    catalogue: None, crossref_knows_widget: dict[str, object]
 ) -> None:
-    settings.CITEREC_OFFLINE = False
-    work = {"DOI": "10.5555/widget.1", "title": ["Widgets at Scale"], "type": "journal-article",
-            "author": [{"family": "Okafor"}], "issued": {"date-parts": [[2018]]}}  # fmt: skip
-    httpserver.expect_request("/works/10.5555/widget.1").respond_with_json(
-        {"status": "ok", "message": work}
-    )
-    client = CrossrefClient(base_url=httpserver.url_for("/"), offline=False, cache=MemoryCache(),
-                            throttle=LocalThrottle(1000))  # fmt: skip
-    monkeypatch.setattr(resolver, "get_client", lambda: client)
-    obs = observe("Okafor, A. Widgets at scale. J. Widgets, 2018. doi:10.5555/widget.1")
+    obs = observe(WIDGET_REFERENCE)
     resolve(obs)
     obs.refresh_from_db()
     assert (obs.resolution.status, obs.work_doi) == ("verified_exact", "10.5555/widget.1")
