@@ -5,25 +5,18 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
-NATIVE := curation/references/_native.json
-NATIVE_SOURCES := $(filter-out %/__init__.py %/native.py %/_lexicon.py,$(wildcard curation/references/*.py))
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
 .PHONY: install run test lint eval-parse eval-resolve eval-real eval-sources bench bench-catalogue bench-resolve clean-data
 
-install: $(STAMP) $(NATIVE)
+install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	rm -f $(VENV)/.installed-* && touch $@
-
-# The parser compiled with mypyc (curation/references/native.py), rebuilt when a source changes.
-# Without a C compiler the build fails and the sources run (slower); the product still works.
-$(NATIVE): $(STAMP) $(NATIVE_SOURCES)
-	$(PY) -m curation.references.native build || echo "make: the parser was not compiled; its Python sources run instead"
 
 run: install
 	DEBUG=1 $(PY) manage.py migrate --no-input

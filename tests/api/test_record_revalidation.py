@@ -14,9 +14,15 @@ import pytest
 from django.core import signals
 from django.db import OperationalError, close_old_connections, connection, connections
 from django.test.utils import CaptureQueriesContext
+from django.urls import Resolver404, URLResolver, get_resolver, resolve, reverse
 from rest_framework.test import APIClient
 
+from api.views.records import RecordView
 from citerec import wsgi
+from curation import views
+from curation.record.http import JSON_ETAG_SUFFIX, PAGE_ETAG_SUFFIX
+from curation.record.revalidation import REVALIDATED
+from curation.references.identifiers import looks_like_arxiv_id
 
 pytestmark = pytest.mark.django_db
 
@@ -192,10 +198,7 @@ def test_a_revalidation_counts_once_against_the_anonymous_rate(
     assert status == 429 and "Retry-After" in headers
 
 
-
-def test_the_version_read_is_a_prepared_statement(
-    anon: APIClient, sample: dict[str, Any]
-) -> None:
+def test_the_version_read_is_a_prepared_statement(anon: APIClient, sample: dict[str, Any]) -> None:
     from curation.record.selectors import record_version
 
     etag = anon.get(API)["ETag"]
@@ -207,3 +210,90 @@ def test_the_version_read_is_a_prepared_statement(
         prepared = [statement for (statement,) in cursor.fetchall()]
     assert len(versions) == 1 and None not in versions
     assert any("record_recordversion" in statement for statement in prepared), prepared
+
+
+def _routes(patterns: list[Any], namespace: str = "") -> Any:
+    """Yield (view name, view) of every route of the project, includes walked."""
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            inner = f"{namespace}{pattern.namespace}:" if pattern.namespace else namespace
+            yield from _routes(pattern.url_patterns, inner)
+        else:
+            yield f"{namespace}{pattern.name}", pattern.callback
+
+
+def _serves_a_record(view: Any) -> bool:
+    record_views = (views.citation_record_json, views.citation_record_page)
+    return view in record_views or getattr(view, "view_class", None) is RecordView
+
+
+def test_every_route_serving_a_record_is_revalidated_in_front_of_django() -> None:
+    """A record route added or renamed in curation/urls.py or api/urls.py fails here until the
+    wrapper's REVALIDATED names it (the paths themselves are read from the resolver)."""
+    serving = {
+        name for name, view in _routes(get_resolver().url_patterns) if _serves_a_record(view)
+    }
+    assert serving == set(REVALIDATED)
+
+
+@pytest.mark.parametrize(
+    ("name", "suffix"),
+    [("api:record", JSON_ETAG_SUFFIX), ("citation-record-json", JSON_ETAG_SUFFIX),
+     ("citation-record", PAGE_ETAG_SUFFIX)],
+)  # fmt: skip
+@pytest.mark.parametrize("arxiv_id", ["2412.14374", "hep-th/9901001v2"])
+def test_the_wrapper_matches_the_record_routes_where_they_are(
+    name: str, suffix: str, arxiv_id: str
+) -> None:
+    path = reverse(name, kwargs={"arxiv_id": arxiv_id})
+    assert wsgi.application.record_route(path) == (arxiv_id, suffix)
+    for other in (path + "/", path + "x", "/api/v1/papers/" + arxiv_id, "/paper/" + arxiv_id):
+        assert wsgi.application.record_route(other) is None, other
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/records/2412.14374",
+        "/api/v1/records/hep-th/9901001v2",
+        "/api/v1/records/2412.14374v3",
+        "/api/v1/records/2412.14374/",
+        "/api/v1/records/",
+        "/api/v1/records",
+        "/api/v1/papers/2412.14374",
+        "/api/v1/records/2412.14374/citation-record",
+        "/paper/2412.14374/citation-record",
+        "/paper/2412.14374/citation-record.json",
+        "/paper/math.GT/0309136/citation-record",
+        "/paper/2412.14374/citation-record.jsonx",
+        "/paper/2412.14374/citation-record/",
+        "/paper/2412.14374",
+        "/paper//citation-record",
+        "/paper/a/b/c/citation-record",
+        "/paper/2412.14374/integrity.json",
+        "/admin/paper/2412.14374/citation-record",
+        "/schema/pith.paper-citation-record.v1.json",
+        "/api/paper/2412.14374/citation-record",
+        "/paper/2412.14374/citation-record\n",
+    ],
+)
+def test_the_wrapper_matches_what_djangos_resolver_routes_to_a_record(path: str) -> None:
+    """The joined patterns the wrapper reads from the URLconf agree with resolve() itself."""
+    try:
+        match = resolve(path)
+        expected = match.view_name in REVALIDATED and looks_like_arxiv_id(match.kwargs["arxiv_id"])
+    except Resolver404:
+        expected = False
+    assert (wsgi.application.record_route(path) is not None) == expected
+
+
+@pytest.mark.parametrize("name", sorted(REVALIDATED))
+def test_each_record_route_is_answered_in_front_of_django(
+    anon: APIClient, sample: dict[str, Any], monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    path = reverse(name, kwargs={"arxiv_id": "2412.14374"})
+    etag = anon.get(path)["ETag"]
+    monkeypatch.setattr(wsgi.application, "application", _must_not_reach_django)
+
+    status, _, body = wsgi_get(path, HTTP_IF_NONE_MATCH=etag)
+    assert (status, body) == (304, b"")
