@@ -43,9 +43,20 @@ def shortened(text: str, limit: int = SHORT_TEXT) -> str:
     return cut.rstrip(" ,.;:") + "…"
 
 
+def _parts(url: str) -> tuple[str | None, str]:
+    """Return the link's host (no "www.") and path; a link urllib cannot split (an unbalanced
+    "[" reads as a broken IPv6 host) has neither, and is shown as printed."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return None, ""
+    return (host or "").removeprefix("www.") or None, parts.path
+
+
 def _github_label(url: str, parsed_kind: str | None, ref: str | None) -> str:
     """Return "GitHub NVIDIA/Megatron-LM, issue 1611" from the link as printed (its case)."""
-    owner_repo = "/".join(urlsplit(url).path.strip("/").split("/")[:2])
+    owner_repo = "/".join(_parts(url)[1].strip("/").split("/")[:2])
     label = f"GitHub {owner_repo}" if owner_repo else "GitHub"
     if parsed_kind and ref:
         label += f", {_GITHUB_KINDS[parsed_kind]} {ref[:7] if parsed_kind == 'commit' else ref}"
@@ -58,7 +69,7 @@ def note_for(raw_text: str | None, no_canonical_record: bool = False) -> Referen
         return ReferenceNote(no_canonical_record=no_canonical_record)
     parsed = parse_reference(raw_text)
     url = parsed.url
-    host = ((urlsplit(url).hostname or "").removeprefix("www.") or None) if url else None
+    host, path = _parts(url) if url else (None, "")
     github = parsed.identifiers.github
     if url and host == "github.com":
         first = github[0] if github else None
@@ -66,7 +77,7 @@ def note_for(raw_text: str | None, no_canonical_record: bool = False) -> Referen
         if parsed.title and parsed.kind == "software":
             label = f"{parsed.title} ({label})"
     elif url:
-        where = f"{host}{urlsplit(url).path.rstrip('/')}" if host else url
+        where = f"{host}{path.rstrip('/')}" if host else url
         label = f"{parsed.title} ({shortened(where, 60)})" if parsed.title else shortened(where, 80)
     else:
         label = f"“{shortened(raw_text, 80)}”"
