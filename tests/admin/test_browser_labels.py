@@ -68,6 +68,7 @@ def test_curator_screens_share_names_times_and_people(
         page.goto(f"{base}/admin/curation/observation/?queue=decided&q=Silent")
         assert page.inner_text("#content h1") == "Work queue"
         page.click("#cr-show-all")
+        page.wait_for_load_state()  # click returns once the new page commits, not once it is parsed
         assert "queue=decided" in page.url and "q=" not in page.url
         assert page.locator("#changelist-filter li.selected", has_text="decided by a curator").count() == 1
         assert page.locator("#result_list tbody tr").count() == 2
