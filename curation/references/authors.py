@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from curation.references.sentences import ABBREVIATIONS
 from curation.references.words import is_word
 
 _U = "A-ZÀ-ÖØ-ÞĀĂĄĆČĎĐĒĖĘĚĞĢĪĮİĶĹĻĽŁŃŅŇŌŐŒŔŘŚŞŠŢŤŪŮŰŲŹŻŽ"
@@ -16,10 +17,16 @@ _SW = rf"(?:Mc|Mac|O['’])?[{_U}][^\W\d_]*(?:['’][^\W\d_]+)?(?:-[{_U}]?[^\W\d
 _SUR = rf"(?:{_PARTICLE}\s+)*{_SW}"
 _INITS = rf"[{_U}][a-z]?\.(?:\s*(?:-\s*)?[{_U}][a-z]?\.)*"
 _INV_NAME = rf"{_SUR},\s*{_INITS}"
-_SEP = r"(?:,\s*(?:(?:&|and)\s*)?|\s+(?:&|and)\s+|,?\s*…\s*)"
+# ACS separates inverted names with semicolons: "Smith, J.; Doe, A."
+_SEP = r"(?:[,;]\s*(?:(?:&|and)\s*)?|\s+(?:&|and)\s+|,?\s*(?:…|\.\.\.)\s*)"
 _ETAL = r"(?:,?\s*et\s*al\.?)?"
 # "Knuth, D. E." / "Clarke, E.M., Grumberg, O., et al." at the start of a reference.
-INVERTED_LIST = re.compile(rf"^{_INV_NAME}(?:{_SEP}{_INV_NAME})*{_ETAL}(?=\s|:|$)")
+# The list ends before a space, a colon, or a comma after which no name follows ("Zhang, R. B.,
+# Quantum supergroups…", "T.W., 1996,"; not ", and R. Tibshirani", ", Jr.", ", ... &").
+INVERTED_LIST = re.compile(
+    rf"^{_INV_NAME}(?:{_SEP}{_INV_NAME})*{_ETAL}"
+    r"(?=[\s:]|$|,(?!\s*(?:and\b|&|Jr\b|Sr\b|[A-Z][\w'’-]*,|[A-Z]?\.)))"
+)
 _INIT_NAME = rf"(?:[{_U}][a-z]?\.\s*(?:-\s*)?)+{_SUR}"
 # Surname then initials, no comma between: Vancouver "Yang F, Lim GP, Vellin J-F" and the
 # astronomy "Abel T., Bryan G. L." shapes.
@@ -31,7 +38,7 @@ SURNAME_FIRST_LIST = re.compile(
 _TRAILING_INITIALS = re.compile(rf"^[{_U}]{{1,3}}(?:-[{_U}])?$|^(?:[{_U}][a-z]?\.-?)+$")
 # "J. M. Maldacena, S. S. Gubser and A. M. Polyakov et al. (ATLAS Collaboration)," (physics/IEEE).
 INITIALS_FIRST_LIST = re.compile(
-    rf"^(?:[{_U}]\w+\s+Collaboration,\s*)?{_INIT_NAME}(?:(?:,\s*(?:and\s+)?|\s+and\s+){_INIT_NAME})*{_ETAL}(?:\s*\([^)]*\))?(?=\s*[,.:]|$)"
+    rf"^(?:[{_U}]\w+\s+Collaboration,\s*)?{_INIT_NAME}(?:(?:,\s*(?:and\s+)?|\s+and\s+){_INIT_NAME})*{_ETAL}(?:\s*\([^)]*\))?(?=\s*[,.:;]|$)"
 )
 _INITIALS_ONLY = re.compile(rf"^(?:[{_U}](?:[a-z]?\.|(?=[\s-]|$))[\s-]*)+$")
 ORG_WORDS = frozenset(
@@ -48,6 +55,7 @@ DIGIT = re.compile(r"\d")
 _EDITOR_ETAL = re.compile(r"\((?:[Ee]ds?|[Hh]rsg)\.?\)|e(?<!\we)t\s*al\.?|,?\s*and others\b")
 _AND = re.compile(r"\s*(?:&|a(?<!\wa)nd\b|…|\.\.\.)\s*")
 _PIECES = re.compile(r",|a(?<!\wa)nd\b|&")
+_ACS_SEMICOLON = re.compile(r"(?<=\.)\s*;")  # only after an initial: "Vita ; Volume II" is no list
 _TRAILING_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 # Title words that never occur in an author list; one of them rules a name list out quickly.
 # Each word is matched first and its leading word boundary checked behind it ("of(?<!\wof)" is
@@ -160,6 +168,27 @@ def _direct(piece: str) -> Author | None:
     return Author(piece, " ".join(words[start:end]))
 
 
+# A given name as Chicago and MLA print it after the first author's family name: "John",
+# "John A.", "Mary-Ann".
+_GIVEN_NAMES = re.compile(rf"[{_U}][a-z]+(?:-[{_U}][a-z]+)?(?:\s+(?:[{_U}][a-z]+|[{_U}]\.))?")
+
+
+def _first_name_inverted(pieces: list[str]) -> list[Author] | None:
+    """Return the authors of "Smith, John, and Ann Doe" (Chicago, MLA), else None.
+
+    Only the first name is inverted, with its given names spelled out; the others read
+    "Given Family". Read piece by piece, "John" would pass for a second author.
+    """
+    if len(pieces) < 3 or " " in pieces[0] or not _GIVEN_NAMES.fullmatch(pieces[1]):
+        return None
+    if is_word(pieces[0].lower()) or any(len(p.split()) < 2 for p in pieces[2:]):
+        return None
+    others = [_direct(p) for p in pieces[2:]]
+    if any(a is None or a.name == a.surname for a in others):
+        return None
+    return [Author(f"{pieces[0]}, {pieces[1]}", pieces[0]), *others]  # type: ignore[list-item]
+
+
 def parse_author_block(block: str) -> list[Author] | None:
     """Return the authors in a string that should hold only names, or None if it does not."""
     if _SURNAME_INITIALS_LIST.fullmatch(block):
@@ -172,6 +201,8 @@ def parse_author_block(block: str) -> list[Author] | None:
         block = _EDITOR_ETAL.sub(" ", block)
     if "&" in block or "and" in block or "…" in block or "..." in block:
         block = _AND.sub(",", block)
+    if ";" in block:
+        block = _ACS_SEMICOLON.sub(",", block)  # ACS: "Smith, J.; Doe, A."
     block = block.strip(" ,.;")
     pieces = [stripped for p in block.split(",") if (stripped := p.strip())]
     if not pieces:
@@ -187,6 +218,8 @@ def parse_author_block(block: str) -> list[Author] | None:
             authors.append(Author(f"{surname}, {given}".strip(", "), surname))
             i += 2 if given else 1
         return authors
+    if first_inverted := _first_name_inverted(pieces):
+        return first_inverted
     authors = []
     for piece in pieces:  # the first piece that is no name settles it: stop there
         author = _direct(piece)
@@ -230,6 +263,32 @@ _COLLABORATION = re.compile(
 )
 
 
+# "Rasley et al. DeepSpeed: …": one surname and "et al.", then the title.
+_SURNAME_ET_AL = re.compile(rf"^({_SUR})\s+et\s*al\.?(?:,\s*|\s+(?=[{_U}\d\"“‘']))")
+# "…; Doe, A. J. Am. Chem. Soc. 2010": the last "initial" opens the journal's abbreviated name.
+# The "J." (and any two-letter "initials" after it, "Am.") at the end of an inverted list.
+_JOURNAL_INITIAL = re.compile(r"\s+J\.(?:\s*[A-Z][a-z]\.)*$")
+_ABBREVIATED_WORD = re.compile(r"J\.\s*([A-Z][a-z]{1,8})\.(?:\s|$)")
+
+
+def _journal_initial_given_back(names: str, rest: str) -> tuple[str, str]:
+    """Return names and rest with a trailing "J." moved to the rest when a journal follows it.
+
+    ACS and other title-less styles put the abbreviated journal right after the names: in
+    "Doe, A. J. Am. Chem. Soc. 2010, 132, 1234" the "J." (and "Am.", which reads as a
+    two-letter initial like "Yu.") pass for Doe's initials, and the journal loses its first
+    words. "J." then an abbreviation of a journal word ("Am.", "Phys.") opens a journal's name.
+    """
+    m = _JOURNAL_INITIAL.search(names)
+    if m is None:
+        return names, rest
+    moved = f"{names[m.start() :].strip()} {rest}"
+    word = _ABBREVIATED_WORD.match(moved)
+    if word is None or word[1].lower() not in ABBREVIATIONS:
+        return names, rest
+    return names[: m.start()].rstrip(), moved
+
+
 def take_author_prefix(text: str) -> tuple[list[Author], str] | None:
     """Return the leading author list and the rest, for inverted or initials-first lists."""
     m = _COLLABORATION.match(text) if "ollaboration" in text[:80] else None
@@ -246,7 +305,13 @@ def take_author_prefix(text: str) -> tuple[list[Author], str] | None:
     for pattern in (INVERTED_LIST, INITIALS_FIRST_LIST, SURNAME_FIRST_LIST):
         m = pattern.match(text)
         if m:
-            authors = parse_author_block(_without_trailing_paren(m[0]))
-            if authors:
-                return authors, text[m.end() :].lstrip(" ,.:;")
+            block, after = m[0], text[m.end() :].lstrip(" ,.:;")
+            if pattern is INVERTED_LIST:
+                block, after = _journal_initial_given_back(block, after)
+            listed = parse_author_block(_without_trailing_paren(block))
+            if listed:
+                return listed, after
+    m = _SURNAME_ET_AL.match(text) if "al" in text[:60] else None
+    if m and not is_word(m[1].lower()):
+        return [Author(f"{m[1]} et al.", m[1])], text[m.end() :]
     return None

@@ -23,17 +23,19 @@ _WORD = r"(?:[A-Z][A-Za-z&'’\-]*\.?|&)"
 _LINK = r"(?:of|and|for|in|on|der|de|la|the|di|für|et)"
 _NAME = rf"(?P<name>{_WORD}(?:(?:\s+|(?<=\.))(?:{_WORD}|{_LINK}(?=\s))){{0,9}})"
 # A journal name starts a field: at the start, or after punctuation (never mid-phrase).
-_LEAD = r"(?:^|(?<=[,.;:\])]\s)|(?<=[,.;:\])]))"
+_LEAD = r"(?:^|(?<=[,.;:\])”’\"]\s)|(?<=[,.;:\])]))"
 _VOL = r"(?P<vol>\d{1,5})"
 _PAGE = r"(?P<page>[A-Z]?\d{1,7})(?!\d|\.\d)"
 _YEAR = r"(?P<year>(?:1[6-9]|20)\d\d)"
+_ISSUE = r"(?P<issue>\d{1,4})"
+_PAREN_ISSUE = r"(?:\(\s*(?P<issue>[^)]{1,12}?)\s*\))?"  # "34(4)", "329(5998)", "12 (Suppl 2)"
 # After a title with no punctuation before the journal ("…theories Nucl. Phys. B 514 523"), a
 # name may start at a space when its first word is an abbreviation.
 _SPACE_LEAD = r"(?:(?<=\s)(?=[A-Z][a-z]{1,8}\.\s*[A-Z]))"  # first word checked in _accept
 # What follows the name in each shape, from the volume (or year) to the page.
 _TAILS = (
     # Commun. ACM 51, 1 (Jan. 2008), 107–113: volume, issue, date, pages
-    rf"\s*{_VOL}\s*,\s*\d+\s*,?\s*(?:Article\s+\d+\s*)?\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
+    rf"\s*{_VOL}\s*,\s*{_ISSUE}\s*,?\s*(?:Article\s+\d+\s*)?\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)\s*,\s*{_PAGE}",
     # Phys. Rev. D 65, 094516 (2002) / Adv. Theor. Math. Phys. 2, 231 (1998)
     rf",?\s*{_VOL}\s*,\s*{_PAGE}(?:\s*[-–]+\s*[A-Z]?\d+)?\s*\(\s*(?:[A-Z][a-z]+\.?\s+)?{_YEAR}\s*\)",
     # Nucl. Phys. B 393 (1993) 377 / Trans. Amer. Math. Soc. 360 (2008), no. 6, 2849-2866
@@ -41,16 +43,19 @@ _TAILS = (
     # Nucl. Phys., 1993, A561: 477 (Chinese physics journals)
     rf",\s*{_YEAR}\s*,\s*[A-Z]?{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
     # Auris Nasus Larynx. 2007; 34(4): 565-567 / Sci Rep. 2019 Jan 3;9:15054
-    rf"\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    rf"\.?,?\s+{_YEAR}[^;:()]{{0,12}};\s*{_VOL}\s*{_PAREN_ISSUE}\s*:\s*{_PAGE}",
     # J. Biochem. 133:651-657 / Science 329(5998):1521
-    rf"\s*{_VOL}\s*(?:\([^)]{{1,12}}\))?\s*:\s*{_PAGE}",
+    rf"\s*{_VOL}\s*{_PAREN_ISSUE}\s*:\s*{_PAGE}",
+    # ACS: J. Am. Chem. Soc. 2010, 132, 1234 / Int J Drug Policy 2008, 19 (9), 324–336
+    # BMC: Genetica 2006, 127(1-3):217-229
+    rf",?\s+{_YEAR}\s*,\s*{_VOL}\s*{_PAREN_ISSUE}\s*[,:]\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
     # IOP: "Nucl. Phys. B 514 523-52", "Plasma Sources Sci. Technol. 20 045002"
     rf"\s+{_VOL}\s+{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
     # ApJ, 540, 39 / MNRAS 221, 53 / Nature 440, 315
     rf",?\s+{_VOL}\s*,\s*{_PAGE}(?=\s*(?:[-–.,;(\[]|$))",
 )
 # A character each shape needs: a cheap test skips the scan on most references.
-_NEEDS = ("(", "(", "(", ":", ";", ":", " ", ",")
+_NEEDS = ("(", "(", "(", ":", ";", ":", ",", " ", ",")
 _NEEDED = (" ", "(", ",", ":", ";")  # find_journal_ref tests them in this order
 # The shapes possible for each combination of the needed characters present, in _NEEDED order.
 _SHAPES_FOR = {
@@ -104,6 +109,12 @@ _NOT_JOURNAL = frozenset(
 )
 
 
+# A journal name never ends in a linking word, nor in "vol".
+_LAST_NOT_JOURNAL = frozenset(("vol", "of", "and", "for", "in", "on", "the", "to", "with"))
+_YEAR_AS_VOLUME = re.compile(r"(?:1[89]|20)\d\d$")
+_ISSUE_OR_MORE = re.compile(r"\s*[(,]")
+
+
 @dataclass(frozen=True, slots=True)
 class JournalRef:
     """A journal name with volume, first page and year, and where it sits in the text."""
@@ -114,6 +125,7 @@ class JournalRef:
     year: int | None
     start: int
     end: int
+    issue: str | None = None
 
 
 def find_journal_ref(text: str) -> JournalRef | None:
@@ -180,10 +192,6 @@ def _name_ends(text: str, run: re.Match[str]) -> tuple[int, ...]:
 
 def _accept(m: re.Match[str]) -> JournalRef | None:
     name, start = m["name"], m.start("name")
-    if start and m.string[start - 1].isspace() and m.string[start - 2 : start - 1] not in ",.;:])":
-        first = name.split(".", 1)[0].lower()
-        if first not in ABBREVIATIONS:
-            return None  # a name after a bare space must open with a journal abbreviation
     # "…Large Clusters. Commun. ACM 51": a full word before a stop ends a sentence, so the
     # name starts after it; abbreviations ("Phys.", "Commun.", "J.") continue the name.
     dotted = _DOTTED.finditer(name, 0, len(name) - 1) if "." in name[:-1] else ()
@@ -192,15 +200,33 @@ def _accept(m: re.Match[str]) -> JournalRef | None:
         lower = word.lower()
         if not (lower in ABBREVIATIONS or len(word) <= 4 and not is_word(lower) or word.isupper()):
             start = m.start("name") + w.end()
+    # A name after a bare space must open with a journal abbreviation, unless a sentence ended
+    # inside the match ("…at Consensus. Gastrointest Endosc 1991, 37"): the name starts there.
+    if (
+        start == m.start("name")
+        and start
+        and m.string[start - 1].isspace()
+        and m.string[start - 2 : start - 1] not in ',.;:])”’"'
+    ):
+        first = name.split(".", 1)[0].lower()
+        if first not in ABBREVIATIONS:
+            return None
     name = m.string[start : m.end("name")].strip(" ,")
     words = name.split()
     last = words[-1].rstrip(".").lower() if words else ""
     if name.endswith(".") and not (last in ABBREVIATIONS or len(last) <= 4):
         name = name[:-1]  # "Auris Nasus Larynx. 2007;": the stop ends the field
     name = _GLUED_DOT.sub(". ", name)  # "Phys.Rev.D" is "Phys. Rev. D"
-    if not words or name.lower().rstrip(".") in _NOT_JOURNAL or last in ("in", "vol"):
-        return None
+    if not words or name.lower().rstrip(".") in _NOT_JOURNAL or last in _LAST_NOT_JOURNAL:
+        return None  # "…Photochemistry of 1, 7-diphenyl": a title's words, not a journal's
+    at = m.start("vol")
+    if m.string[at - 2 : at - 1].isdigit() and m.string[at - 1 : at] == " ":
+        return None  # "2009, 121 6 (38)": the "volume" is the tail of a number OCR split
+    if not m.groupdict().get("year") and _YEAR_AS_VOLUME.match(m["vol"]):
+        if _ISSUE_OR_MORE.match(m.string, m.end()):
+            return None  # "Endosc 1997, 45 (2), AB129": the "volume" is ACS's year
     if len(words) == 1 and len(name) < 3:  # "A 12, 34" is a series letter, not a journal
         return None
     year = int(m["year"]) if m.groupdict().get("year") else None
-    return JournalRef(name, m["vol"], m["page"], year, start, m.end())
+    issue = m.groupdict().get("issue")
+    return JournalRef(name, m["vol"], m["page"], year, start, m.end(), issue or None)

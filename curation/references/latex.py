@@ -105,7 +105,9 @@ _JOURNAL_MACROS = {
     "physrep": "Phys. Rep.", "physscr": "Phys. Scr", "planss": "Planet. Space Sci.",
     "procspie": "Proc. SPIE", "psj": "PSJ", "apjlett": "ApJ",
 }  # fmt: skip
-_JOURNAL_MACRO = re.compile(r"\\(" + "|".join(sorted(_JOURNAL_MACROS, key=len, reverse=True)) + r")(?![A-Za-z])")
+_JOURNAL_MACRO = re.compile(
+    r"\\(" + "|".join(sorted(_JOURNAL_MACROS, key=len, reverse=True)) + r")(?![A-Za-z])"
+)
 
 
 def latex_to_text(text: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +18,9 @@ from curation.references.authors import (
 )
 from curation.references.identifiers import URL_RE, Identifiers, extract_identifiers
 from curation.references.journals import JournalRef, find_journal_ref
+from curation.references.kinds import kind_of
+from curation.references.layouts import FullStopFields, full_stop_fields
+from curation.references.locators import IN_CONTAINER, Locator, read_locator
 from curation.references.normalize import normalize_reference_text, single_spaced
 from curation.references.quality import is_artefact, is_placeholder, is_venue_only, title_problem
 from curation.references.repair import Repair, repair_reference
@@ -66,7 +68,7 @@ _DOTS = re.compile(r"\.{2,}")
 _VOLUME_BEFORE = re.compile(r"(?:vol\.?|volume|no\.)\s*$", re.I)
 _SHORT_YEAR = re.compile(r"\b[A-Z][A-Za-z-]+\s*['’](\d{2})\b")
 _YEAR_ONLY = re.compile(r"\(?\d{4}\)?")
-_IN_PREFIX = re.compile(r"^In:?\s+")
+_IN_PREFIX = re.compile(r"^[Ii]n:?\s+")
 # "Title, vol. 5 (…)", "Title, Phys. Rev. …", "Title, in: Proceedings…", "Title, 2nd Edition":
 # a comma then a field that a title never continues with.
 _COMMA_TAIL = re.compile(
@@ -75,32 +77,17 @@ _COMMA_TAIL = re.compile(
     r"|[A-Z][a-z]{0,8}\.\s*[A-Z][a-z]{0,8}\.|[A-Z][\w-]+\s+(?:University\s+)?Press\b"
     r"|(?:Springer|Wiley|Elsevier|Academic Press|Cambridge|Oxford)\b))"
 )
-_NUMBER_LABEL = re.compile(r"^(?:\[\s*\d{1,3}\s*\]|\(\d{1,3}\)|\d{1,3}(?:[.)]\s+|-)(?=[A-Z]))\s*")
+# "[13 ]", "(126)", "12. ", "26-", and as CSL renders numbered lists: "230.Fujita", "160 C. Cotton".
+_NUMBER_LABEL = re.compile(
+    r"^(?:\[\s*\d{1,3}\s*\]|\(\d{1,3}\)|\d{1,3}(?:[.)]\s+|-|\.(?=[A-Z][a-z])|\s+(?=[A-Z]\.))(?=[A-Z]))\s*"
+)
 _OPEN_SPACE = re.compile(r"\(\s+")
 _CLOSE_SPACE = re.compile(r"\s+\)")
-_FIRST_PAGE = re.compile(r"[A-Za-z]?\d+")
 _TITLE_OR_VENUE = re.compile(r"\b[a-z]{4,}|\d|[^\W\d_A-Za-z\u00c0-\u024f]")
 _NAME_WORD = re.compile(r"\S*[^\W\d_]{2}")
 _INITIAL_DOT = re.compile(r"\b[A-Z]\.")
 _LEADING_YEAR = re.compile(r"^\(?((?:1[6-9]|20)\d\d)[a-z]?\)?(?:[.,:]\s*|\s+(?=[A-Z\"“]))")
 _HAS_WORDS = re.compile(r"[^\W\d_]{3,}")
-# "vol. 5", "5(3)", "5, 101 (": the two shapes that open with the number share one scan of it.
-_VOLUME = re.compile(r"\b(?:vol\.?|volume)\s*(\d+)|\b(\d+)(?:\s*\(\d+\)|,\s*[A-Z]?\d+\s*\()", re.I)
-# "pp. 3-9", "pages 3", or a bare "3-9". Each alternative opens with its first character and
-# checks what precedes it afterwards ("p(?<!\wp)" is "\bp"), which is much cheaper than a
-# look-behind tried at every position.
-_PAGES = re.compile(
-    r"p(?<!\wp)(?:p?\.|ages)\s*(\d+(?:\s*[-–]+\s*\d+)?)"
-    r"|(\d(?<![\d.]\d)\d*\s*[-–]{1,2}\s*\d+)(?![\d.])"
-)
-# The words that decide the kind (thesis, report, book-like, serial), each at the start of a
-# word: found with str.find and their boundaries checked where found (_has_word), which is far
-# cheaper than one regex of the alternatives opening with "\b", tried at every position.
-_THESIS_WORDS = ("thesis", "dissertation")  # whole words
-_BOOK_WORDS = ("press", "publisher")  # word starts: "publishers"
-_SERIAL_WORDS = ("proc", "journal", "in:", "conference", "trans")  # word starts
-_TECH_REPORT = re.compile(r"tech(?:nical)?\.?\s+rep(?:ort)?\b")  # tried where "tech" starts a word
-_ORDINALS = ("st", "nd", "rd", "th")  # "2nd ed", "12th edition"
 # The check on the character before the year comes after its digits: a pattern that opens with
 # "1" or "2" lets the scan jump between those digits instead of trying every position.
 _YEAR = re.compile(r"((?:1[6-9]|20)\d\d)(?<![\d./\-–]\d{4})[a-z]?(?![\d/]|\s*[-–]\s*\d)")
@@ -174,9 +161,11 @@ class ParsedReference:
     year: int | None = None
     venue: str | None = None
     volume: str | None = None
+    issue: str | None = None
     pages: str | None = None
     url: str | None = None
     journal: str | None = None  # the journal name of a journal reference, as printed
+    container: str | None = None  # the journal, book or proceedings holding the work
     first_page: str | None = None
     identifiers: Identifiers = field(default_factory=Identifiers)
     repairs: list[Repair] = field(default_factory=list)
@@ -214,8 +203,10 @@ class ParsedReference:
             "year": self.year,
             "venue": self.venue,
             "volume": self.volume,
+            "issue": self.issue,
             "pages": self.pages,
             "journal": self.journal,
+            "container": self.container,
             "first_page": self.first_page,
             "url": self.url,
             "identifiers": {
@@ -364,7 +355,9 @@ def _comma_authors(body: str) -> tuple[list[Author], str] | None:
     return None
 
 
-def _title_and_venue(rest: str) -> tuple[str | None, str | None]:
+def _title_and_venue(rest: str, after_names: bool) -> tuple[str | None, str | None]:
+    if after_names and rest[:1] in "Ii" and IN_CONTAINER.match(rest):
+        return None, rest  # "…, in: B. Editor (Ed.), Handbook…": title-less styles name the book
     quoted = _QUOTED.match(rest) if rest[:1] in _QUOTE_OPENERS else None
     if quoted:
         return quoted["t"] or quoted["s"], rest[quoted.end() :].lstrip(" ,.") or None
@@ -413,78 +406,6 @@ def _org_author(segs: list[str]) -> Author | None:
     return Author(segs[0], segs[0])
 
 
-def _venue_fields(text: str) -> tuple[str | None, str | None]:
-    volume = _VOLUME.search(text)
-    pages = _PAGES.search(text)
-    vol = volume[1] or volume[2] if volume else None  # each alternative captures one group
-    pg = pages[1] or pages[2] if pages else None
-    return vol, pg.replace(" ", "") if pg else None
-
-
-def _is_word_char(char: str) -> bool:
-    return char.isalnum() or char == "_"  # what \w matches in a str pattern
-
-
-def _starts_word(text: str, at: int) -> bool:
-    return at == 0 or not _is_word_char(text[at - 1])
-
-
-def _word_starts(text: str, word: str) -> Iterator[int]:
-    """Yield each position where `word` occurs at the start of a word of `text`."""
-    at = text.find(word)
-    while at >= 0:
-        if _starts_word(text, at):
-            yield at
-        at = text.find(word, at + 1)
-
-
-def _has_word(text: str, word: str, whole: bool = False) -> bool:
-    """Return whether `word` starts a word of `text` (and ends it too, if `whole`)."""
-    for at in _word_starts(text, word):
-        end = at + len(word)
-        if not whole or end == len(text) or not _is_word_char(text[end]):
-            return True
-    return False
-
-
-def _has_tech_report(lowered: str) -> bool:
-    return any(_TECH_REPORT.match(lowered, at) for at in _word_starts(lowered, "tech"))
-
-
-def _has_edition(lowered: str) -> bool:
-    """Return whether "2nd ed" (a number starting a word, an ordinal suffix, " ed") occurs."""
-    at = lowered.find(" ed", 3)
-    while at >= 0:
-        if lowered[at - 2 : at] in _ORDINALS:
-            start = at - 2
-            while start > 0 and lowered[start - 1].isdecimal():  # what \d matches in a str
-                start -= 1
-            if start < at - 2 and _starts_word(lowered, start):
-                return True
-        at = lowered.find(" ed", at + 1)
-    return False
-
-
-def _kind(ref: ParsedReference, lowered: str) -> str:
-    ids = ref.identifiers
-    if ids.github or "github.com" in lowered or "(version" in lowered:
-        return "software"
-    if any(_has_word(lowered, word, whole=True) for word in _THESIS_WORDS):
-        return "thesis"
-    if _has_tech_report(lowered):
-        return "report"
-    if ref.url and not ids.dois and not ids.arxiv and (not ref.authors or ref.title is None):
-        return "web"
-    book = any(_has_word(lowered, word) for word in _BOOK_WORDS) or _has_edition(lowered)
-    if book and not any(_has_word(lowered, word) for word in _SERIAL_WORDS):
-        return "book"
-    if ids.arxiv and not ref.venue:
-        return "preprint"
-    if ref.title is None and not ids and not ref.url:
-        return "unknown"
-    return "article"
-
-
 def parse_reference(raw: str) -> ParsedReference:
     """Return the structured parse of one raw reference string; never raises on text."""
     warnings: list[str] = []
@@ -527,6 +448,8 @@ def parse_reference(raw: str) -> ParsedReference:
         or "commit" in lowered_head
     ):
         body = _ISSUE_PREFIX.sub("", body)
+    if body.rstrip(". ")[-1:].isdigit() and (layout := full_stop_fields(body)) is not None:
+        return _finish(_full_stop_reading(ref, layout), text)
     authors, rest, _ = _take_authors(body)
     if not authors:
         segs = split_sentences(body)
@@ -539,11 +462,15 @@ def parse_reference(raw: str) -> ParsedReference:
             authors, rest = comma
     if authors and rest[:1] in "(12":
         rest = _LEADING_YEAR.sub("", rest)  # "Cella G, … Takamori A 2005 Monolithic …"
-    title, venue = _title_and_venue(rest)
+    title, venue = _title_and_venue(rest, after_names=bool(authors))
     journal_ref = find_journal_ref(rest)
     if journal_ref is not None:
         title, venue = _around_journal_ref(rest, title, venue, journal_ref)
     ref.title_problem = title_problem(title)
+    if ref.title_problem == "author_fragment" and authors and venue and _nameless(title):
+        # "Day, R. M.; Suzuki, Y. J. Cell Proliferation, Reactive Oxygen and Cellular
+        # Glutathione. Dose Response…": after the names and before a venue, where titles sit.
+        ref.title_problem = None
     if ref.title_problem is None and title:
         ref.title = _clean_title(title) or None
         if ref.title != title:
@@ -567,14 +494,44 @@ def parse_reference(raw: str) -> ParsedReference:
     ref.venue = _IN_PREFIX.sub("", venue).strip(" .,") or None if venue else None
     if ref.venue and _YEAR_ONLY.fullmatch(ref.venue):
         ref.venue = None  # "Title. 2023." names no venue: the year is the year
-    ref.volume, ref.pages = _venue_fields(venue or rest)
-    if journal_ref is not None:
-        ref.journal, ref.volume = journal_ref.journal, journal_ref.volume
-        ref.first_page = journal_ref.first_page
-        ref.year = ref.year or journal_ref.year
-    elif ref.pages:
-        ref.first_page = _FIRST_PAGE.match(ref.pages)[0]  # type: ignore[index]
+    _place(ref, read_locator(_from_venue(rest, venue)), journal_ref)
     return _finish(ref, text)
+
+
+def _nameless(title: str | None) -> bool:
+    """Return whether a would-be name list has no initial and four words or more (title-like)."""
+    return title is not None and len(title.split()) >= 4 and not _INITIAL_DOT.search(title)
+
+
+def _full_stop_reading(ref: ParsedReference, layout: FullStopFields) -> ParsedReference:
+    """Return the reference with the fields of its full-stop-separated structured layout."""
+    ref.authors, ref.year = layout.authors, layout.year
+    ref.title = _clean_title(layout.title) or None
+    ref.title_problem = title_problem(ref.title)
+    ref.title_usable = ref.title_problem is None
+    if not ref.title_usable:
+        ref.title = None
+    ref.venue = ref.container = layout.container
+    ref.volume, ref.issue, ref.pages = layout.volume, layout.issue, layout.pages
+    ref.first_page = read_locator(f"pp. {layout.pages}").first_page
+    return ref
+
+
+def _from_venue(rest: str, venue: str | None) -> str:
+    """Return the text from the venue to the end: the locator's fields follow the venue's name."""
+    at = rest.find(venue) if venue else -1
+    return rest[at:] if at >= 0 else venue or rest
+
+
+def _place(ref: ParsedReference, locator: Locator, journal_ref: JournalRef | None) -> None:
+    """Set container, volume, issue and pages: a journal reference's reading wins."""
+    ref.volume, ref.issue, ref.pages = locator.volume, locator.issue, locator.pages
+    ref.container, ref.first_page = locator.container, locator.first_page
+    if journal_ref is not None:
+        ref.journal = ref.container = journal_ref.journal
+        ref.volume, ref.first_page = journal_ref.volume, journal_ref.first_page
+        ref.issue = journal_ref.issue or ref.issue
+        ref.year = ref.year or journal_ref.year
 
 
 def _respace(body: str) -> str:
@@ -600,5 +557,12 @@ def _around_journal_ref(
 
 
 def _finish(ref: ParsedReference, text: str) -> ParsedReference:
-    ref.kind = _kind(ref, text.lower())
+    ref.kind = kind_of(
+        text.lower(),
+        identifiers=ref.identifiers,
+        url=ref.url,
+        authors=bool(ref.authors),
+        title=ref.title is not None,
+        venue=bool(ref.venue),
+    )
     return ref
