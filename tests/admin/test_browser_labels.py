@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from curation.notices.services import review_decide
 from curation.permissions import NOTICE_REVIEWERS, ensure_groups
@@ -67,11 +68,15 @@ def test_curator_screens_share_names_times_and_people(
         # The decided queue, searched: "show all" clears the search and stays on the queue.
         page.goto(f"{base}/admin/curation/observation/?queue=decided&q=Silent")
         assert page.inner_text("#content h1") == "Work queue"
-        page.click("#cr-show-all")
-        page.wait_for_load_state()  # click returns once the new page commits, not once it is parsed
+        # click returns once the new page commits, not once it is parsed: wait for the new URL
+        # and let expect() retry the DOM checks until the new page's list is there (CI saw the
+        # old DOM once with a bare count()).
+        with page.expect_navigation(wait_until="load"):
+            page.click("#cr-show-all")
         assert "queue=decided" in page.url and "q=" not in page.url
-        assert page.locator("#changelist-filter li.selected", has_text="decided by a curator").count() == 1
-        assert page.locator("#result_list tbody tr").count() == 2
+        selected = page.locator("#changelist-filter li.selected", has_text="decided by a curator")
+        expect(selected).to_have_count(1)
+        expect(page.locator("#result_list tbody tr")).to_have_count(2)
         assert page_width(page) <= width
         shot(page, f"02-decided-queue-{width}", FOLDER)
 
