@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test lint eval-parse eval-resolve eval-real eval-sources bench bench-catalogue bench-resolve clean-data
+.PHONY: install run test lint eval-parse eval-resolve eval-real eval-sources eval-styles bench bench-catalogue bench-resolve clean-data
 
 install: $(STAMP)
 
@@ -45,6 +45,9 @@ eval-sources: install
 eval-real: install
 	$(PY) bench/eval_real.py
 	$(PY) bench/eval_corpus.py --split both --check
+
+eval-styles: install
+	$(PY) bench/eval_styles.py $(EVAL_STYLES_ARGS)
 
 bench: install
 	$(PY) bench/bench_parse.py
