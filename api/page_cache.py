@@ -44,7 +44,7 @@ from django.db.models import QuerySet
 from curation.record.selectors import record_version
 
 # Part of every key and ETag: change it when a list's bytes change for the same rows.
-BUILD = "pages-1"
+BUILD = "pages-2"  # pages-2: observations carry version_set
 # Built pages share the record cache (API_RECORD_CACHE_SECONDS: its timeout; 0 turns both off):
 # like record bytes, a key names one state of what it shows, so only memory bounds its life.
 CACHE = "records"

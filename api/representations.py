@@ -12,6 +12,7 @@ from typing import Any
 
 from curation.models import CitedWork, Observation, Paper, Resolution, StandingNotice
 from curation.record.builder import paper_path, record_links
+from curation.resolution.versions import shown_version
 
 
 def timestamp(value: datetime | None) -> str | None:
@@ -90,6 +91,17 @@ def described_work_json(observation: Observation) -> dict[str, Any]:
     }
 
 
+def version_set_json(observation: Observation) -> dict[str, str] | None:
+    """Return the linked arXiv paper with the DOI it was published under, and how that is
+    known (curation.resolution.versions), or None: v1 has no place for the published DOI of a
+    reference that gave the arXiv id."""
+    cited = observation.cited_paper
+    if cited is None:
+        return None
+    resolution = getattr(observation, "resolution", None)
+    return shown_version(cited.arxiv_id, cited.doi, resolution.evidence if resolution else None)
+
+
 def observation_json(observation: Observation) -> dict[str, Any]:
     """Return one reference with everything citerec knows about it."""
     cited = observation.cited_paper
@@ -110,6 +122,7 @@ def observation_json(observation: Observation) -> dict[str, Any]:
         "occurrence": observation.occurrence,
         "cited_paper": cited.arxiv_id if cited is not None else None,
         "cited_work": observation.cited_work_id,
+        "version_set": version_set_json(observation),
         "work": described_work_json(observation),
         "resolution": resolution_json(getattr(observation, "resolution", None)),
         "standing_notice": notice_json(getattr(observation, "standing_notice", None)),

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from curation.models import CitedWork, Observation, Paper, Resolution, StandingNotice
+from curation.resolution.versions import ARXIV_DOI, CROSSREF_RELATION, JOURNAL_REF
 
 from .representations import (
     cited_work_json,
@@ -117,12 +118,28 @@ class DescribedWorkSerializer(serializers.ModelSerializer[Observation]):
         ]
 
 
+class VersionSetSerializer(serializers.Serializer[Any]):
+    """An arXiv paper and the DOI it was published under: two identifiers of one work."""
+
+    arxiv_id = serializers.CharField()
+    doi = serializers.CharField()
+    via = serializers.ChoiceField(
+        choices=[ARXIV_DOI, CROSSREF_RELATION, JOURNAL_REF],
+        help_text="How it is known: the arXiv record's DOI, Crossref's relation "
+        "(has-preprint / is-preprint-of), or its journal-ref matching a Crossref work",
+    )
+
+
 class ObservationSerializer(serializers.ModelSerializer[Observation]):
     """One reference with everything citerec knows about it; retired ones are tombstones."""
 
     paper = serializers.CharField(source="paper.arxiv_id")
     cited_paper = serializers.CharField(source="cited_paper.arxiv_id", allow_null=True)
     cited_work = serializers.IntegerField(source="cited_work_id", allow_null=True)
+    version_set = VersionSetSerializer(
+        allow_null=True,
+        help_text="The linked arXiv paper's published version: both identifiers of the link",
+    )
     work = DescribedWorkSerializer(source="*")
     resolution = ResolutionSerializer(allow_null=True)
     standing_notice = StandingNoticeSerializer(allow_null=True)
@@ -142,6 +159,7 @@ class ObservationSerializer(serializers.ModelSerializer[Observation]):
             "occurrence",
             "cited_paper",
             "cited_work",
+            "version_set",
             "work",
             "resolution",
             "standing_notice",

@@ -351,6 +351,10 @@ if _REDIS_PREFIX:
 CITEREC_OFFLINE = env_bool("CITEREC_OFFLINE", default=False)
 # Lines per batch of an arXiv snapshot import (one transaction each); benchmarks vary it.
 CITEREC_IMPORT_BATCH = env_int("CITEREC_IMPORT_BATCH", 20_000)
+# High-precision mode: a link made by matching the reference text (not by an identifier) whose
+# calibrated probability (curation/resolution/calibration.py) is below this stays unresolved,
+# with its candidates, for curators. 0 = off. bench/calibrate.py prints what each bar keeps.
+CITEREC_MIN_LINK_PROBABILITY = env_float("CITEREC_MIN_LINK_PROBABILITY", 0.0)
 CROSSREF_BASE_URL = env_str("CROSSREF_BASE_URL", "https://api.crossref.org").rstrip("/")
 CROSSREF_MAILTO = env_str("CROSSREF_MAILTO", "")
 CITEREC_BASE_URL = env_str("CITEREC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")

@@ -16,6 +16,7 @@ from curation.references.identifiers import (
     canonical_doi,
     doi_key,
 )
+from curation.resolution.versions import published_dois
 
 from .crossref_updates import crossref_query_doi
 from .events import EventType
@@ -63,11 +64,16 @@ def works_keys(works: Sequence[CitedWork]) -> dict[int, WorkKeys]:
     wanted = sorted({a for a in arxiv_ids.values() if a})
     found = Paper.objects.filter(arxiv_id__any=wanted).only(*_PAPER_KEYS) if wanted else []
     papers = {p.arxiv_id: p for p in found}
+    # A paper whose arXiv record gives no DOI may still be known published under one: its
+    # journal-ref names a Crossref work, or Crossref's relation says so (resolution.versions).
+    versions = published_dois(a for a, p in papers.items() if not canonical_doi(p.doi))
     keys = {}
     for work in works:
         own_doi, arxiv_id = own_dois[work.pk], arxiv_ids[work.pk]
         paper = papers.get(arxiv_id) if arxiv_id else None
         published = canonical_doi(paper.doi) if paper is not None else None
+        if published is None and arxiv_id in versions:
+            published = versions[arxiv_id].doi
         dois = {d for d in (own_doi, published) if d}
         if arxiv_id:
             dois.add(arxiv_doi(arxiv_id))

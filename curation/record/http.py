@@ -21,7 +21,7 @@ RECORD_CACHE_CONTROL = "public, max-age=60"  # as_of moves by the minute
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 JSON_ETAG_SUFFIX = ""  # the v1 document: W/"<context_digest>" (SPEC §1)
 # The HTML page's ETag names the template version too: a new layout is a new representation.
-PAGE_ETAG_SUFFIX = ".page-4"  # page-4: what untitled references carry (link, software, text)
+PAGE_ETAG_SUFFIX = ".page-5"  # page-5: the published version (DOI) of a linked arXiv paper
 
 
 def etag_matches(request: HttpRequest, etag: str) -> bool:

@@ -1,5 +1,6 @@
 """What a reference carries besides the v1 fields, for the record page: its link, the host,
-the software it names, and its text, shortened.
+the software it names, its text, shortened, and the published version of the arXiv paper it
+links (curation.resolution.versions).
 
 The v1 record keeps none of these (SPEC §1: raw text and normalised URLs are served by the
 API and the pages, never added to v1), so web and software references without a title would
@@ -8,12 +9,13 @@ all read "(no title in the reference)". Read in one statement for the displayed 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..models import Observation
 from ..references import parse_reference
+from ..resolution.versions import shown_version
 
 SHORT_TEXT = 160  # characters of reference text shown on the page; the evidence page has all
 _KINDS = {"software": "software", "web": "web page"}
@@ -30,6 +32,8 @@ class ReferenceNote:
     label: str | None = None  # what names it when it has no title: software, link or text
     kind: str | None = None  # "software" or "web page"
     no_canonical_record: bool = False  # a curator said no catalogue holds it
+    # The linked arXiv paper's published version: {"arxiv_id", "doi", "via"} (None: none known).
+    version: dict[str, str] | None = None
 
 
 def shortened(text: str, limit: int = SHORT_TEXT) -> str:
@@ -103,12 +107,18 @@ def reference_notes(untitled: dict[str, bool]) -> dict[str, ReferenceNote]:
     """Return notes by observation id for the displayed references (id -> has no title)."""
     if not untitled:
         return {}
-    rows: Iterable[tuple[object, str | None, bool]] = Observation.objects.filter(
-        pk__in=list(untitled)
-    ).values_list("pk", "raw_text", "no_canonical_record")
+    # Of the evidence, only the two keys that say what version a link has.
+    rows: Any = Observation.objects.filter(pk__in=list(untitled)).values_list(
+        "pk", "raw_text", "no_canonical_record", "cited_paper__arxiv_id", "cited_paper__doi",
+        "resolution__evidence__version_set", "resolution__evidence__version_conflict",
+    )  # fmt: skip
     notes = {}
-    for pk, raw_text, no_record in rows:
+    for pk, raw_text, no_record, arxiv_id, paper_doi, version_set, conflict in rows:
         key = str(pk)
+        evidence = {"version_set": version_set, "version_conflict": conflict}
+        version = shown_version(arxiv_id, paper_doi, evidence)
         if _worth_reading(raw_text, no_record, untitled.get(key, False)):
-            notes[key] = note_for(raw_text, no_record)
+            notes[key] = replace(note_for(raw_text, no_record), version=version)
+        elif version is not None:
+            notes[key] = ReferenceNote(version=version)
     return notes

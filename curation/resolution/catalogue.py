@@ -44,6 +44,7 @@ class Candidate:
     venue_keys: tuple[str, ...] = ()
     volume: str = ""
     first_page: str = ""
+    issue: str = ""
 
     @property
     def work_key(self) -> str:
@@ -78,7 +79,7 @@ _PAPER_COLUMNS = f"{_PAPER_BASE}, {_LOCATOR_COLUMNS}"
 _PAPERS = "curation_paper p LEFT JOIN resolution_paperlocator l ON l.paper_id = p.id"
 _CROSSREF_COLUMNS = (
     "c.doi, c.title, c.title_norm, c.title_key, c.year, c.first_author, c.authors, "
-    "c.container_title, c.venue_key, c.short_venue_key, c.volume, c.first_page"
+    "c.container_title, c.venue_key, c.short_venue_key, c.volume, c.first_page, c.issue"
 )
 _WORKS = "resolution_crossrefwork c"
 
@@ -109,7 +110,7 @@ def _paper(row: Sequence[Any]) -> Candidate:
 
 
 def _crossref(row: Sequence[Any]) -> Candidate:
-    doi, title, norm, key, year, first, authors, container, venue, short, volume, page = row
+    doi, title, norm, key, year, first, authors, container, venue, short, volume, page, issue = row
     return Candidate(
         source=ResolverSource.DOI,
         title=title,
@@ -123,6 +124,7 @@ def _crossref(row: Sequence[Any]) -> Candidate:
         venue_keys=tuple(k for k in dict.fromkeys((venue, short)) if k),
         volume=volume,
         first_page=page,
+        issue=issue,
     )
 
 
@@ -132,7 +134,7 @@ def crossref_candidate(fields: dict[str, Any]) -> Candidate:
     return _crossref(
         [fields[name] for name in (
             "doi", "title", "title_norm", "title_key", "year", "first_author", "authors",
-            "container_title", "venue_key", "short_venue_key", "volume", "first_page",
+            "container_title", "venue_key", "short_venue_key", "volume", "first_page", "issue",
         )]
     )  # fmt: skip
 

@@ -36,6 +36,7 @@ from curation.references.identifiers import doi_key
 from curation.resolution.models import CrossrefWork
 from curation.resolution.text import fold_name, title_norm
 from curation.resolution.venues import first_page, page_key, parse_journal_ref, venue_key
+from curation.resolution.versions import relation_versions
 
 _MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 
@@ -424,12 +425,13 @@ def crossref_fields(
         "updated_by": _list(work, "updated-by"),
         "update_to": _list(work, "update-to"),
         "raw": work if keep_raw else None,
+        "arxiv_versions": relation_versions(doi, work),
         **_crossref_locator(work),
     }
 
 
 def _crossref_locator(work: dict[str, Any]) -> dict[str, str]:
-    """Return the journal keys, volume and first page of a Crossref work."""
+    """Return the journal keys, volume, first page and issue of a Crossref work."""
     page = first_page(_text(work.get("page"), "page")) or page_key(
         _text(work.get("article-number"), "article-number")
     )
@@ -438,6 +440,7 @@ def _crossref_locator(work: dict[str, Any]) -> dict[str, str]:
         "short_venue_key": venue_key(_first(work, "short-container-title")),
         "volume": page_key(_text(work.get("volume"), "volume")),
         "first_page": page,
+        "issue": _text(work.get("issue"), "issue").strip()[:32],
     }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate, TitleSearch
+from curation.resolution.conflicts import CitedFields
 from curation.resolution.text import content_tokens, k_of_n, title_norm
 from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, validate
 from curation.resolution.venues import VenueText
@@ -91,9 +92,11 @@ def _passes(check: Validation, parsed_title: str | None) -> bool:
     if check.contradicted:
         return False
     if check.title_found:
-        # A short title ("Software engineering") also reads as a venue: the first author must be
-        # there too.
-        return len(check.candidate.title_key) >= MIN_EXACT_KEY or check.first_author
+        # A short title ("Software engineering") also reads as a venue: the first author, or
+        # the journal's volume and first page, must be there too.
+        return (
+            len(check.candidate.title_key) >= MIN_EXACT_KEY or check.first_author or check.locator
+        )
     if check.locator:
         # A journal citation names its work by the locator; with a title of its own that is not
         # the candidate's, an author must agree as well.
@@ -130,12 +133,20 @@ def _longest_titles(passing: list[Validation]) -> list[Validation]:
 
 
 def match(
-    text: RawText, candidates: list[Candidate], *, names_given: bool, parsed_title: str | None
+    text: RawText,
+    candidates: list[Candidate],
+    *,
+    names_given: bool,
+    parsed_title: str | None,
+    cited: CitedFields | None = None,
 ) -> Match:
     """Validate every candidate against the string and decide (SPEC §2 step 5)."""
     parsed_norm = title_norm(parsed_title) if parsed_title else None
     checks = _dedupe(
-        [validate(text, c, names_given=names_given, parsed_title=parsed_norm) for c in candidates]
+        [
+            validate(text, c, names_given=names_given, parsed_title=parsed_norm, cited=cited)
+            for c in candidates
+        ]
     )
     described = [c.describe() for c in checks[:5]]
     passing = _longest_titles([c for c in checks if _passes(c, parsed_title)])
@@ -156,6 +167,9 @@ def match(
                      described)  # fmt: skip
     named = [c for c in checks if c.title_exact or c.title_found]
     if named:
-        return Match(_S.METADATA_MISMATCH, named[0], "the matching title is contradicted by year "
-                     "or authors", described)  # fmt: skip
+        if fields := ", ".join(named[0].contradicting_fields()):
+            why = f"the matching record is contradicted by {fields}"
+        else:
+            why = "the title found is too short to name a work alone, and nothing else agrees"
+        return Match(_S.METADATA_MISMATCH, named[0], why, described)
     return Match(None, checks[0] if checks else None, "no candidate named by the string", described)

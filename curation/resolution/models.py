@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector
 from django.db import models
@@ -27,15 +28,32 @@ class CrossrefWork(models.Model):
     update_to = models.JSONField(default=list, blank=True, help_text="Crossref `update-to`")
     raw = models.JSONField(null=True, blank=True)
     imported_at = models.DateTimeField(auto_now=True)
-    # Where it was published (curation.resolution.venues): journal keys, volume, first page.
+    # Where it was published (curation.resolution.venues): journal keys, volume, first page,
+    # issue.
     venue_key = models.CharField(max_length=128, blank=True, default="")
     short_venue_key = models.CharField(max_length=128, blank=True, default="")
     volume = models.CharField(max_length=32, blank=True, default="")
     first_page = models.CharField(max_length=32, blank=True, default="")
+    issue = models.CharField(max_length=32, blank=True, default="", help_text="As Crossref gives it")
+    # The arXiv versions Crossref's `relation` names (curation.resolution.versions):
+    # "arxiv:<id>" for a published work's has-preprint, "doi:<doi>" for what an arXiv DOI's
+    # work is-preprint-of. Empty for nearly every work.
+    arxiv_versions = ArrayField(
+        models.CharField(max_length=300), default=list, blank=True,
+        help_text="arXiv versions from Crossref `relation` (has-preprint / is-preprint-of)",
+    )  # fmt: skip
 
     class Meta:
         indexes = [
             models.Index(fields=["title_key"], name="crossref_title_key"),
+            # Only the few works that name a version are indexed, straight into the index
+            # (no pending list for the bulk imports to grow): queries add `arxiv_versions <> '{}'`.
+            GinIndex(
+                fields=["arxiv_versions"],
+                name="crossref_arxiv_versions",
+                fastupdate=False,
+                condition=~Q(arxiv_versions=[]),
+            ),
             GinIndex(SearchVector("title_norm", config="simple"), name="crossref_title_fts"),
             models.Index(
                 fields=["volume", "first_page"], name="crossref_locator", condition=~Q(volume="")

@@ -13,9 +13,10 @@ from curation.crossref import CrossrefError, get_client
 from curation.references import Malformed, ParsedReference, extract_identifiers, parse_reference
 from curation.references.identifiers import ARXIV_DOI_PREFIX, doi_key
 from curation.references.quality import title_problem
-from curation.resolution import catalogue, matching
+from curation.resolution import calibration, catalogue, matching
 from curation.resolution.catalogue import Candidate, TitleSearch
 from curation.resolution.catalogue_rows import BadLine, crossref_fields
+from curation.resolution.conflicts import CitedFields
 from curation.resolution.scoring import (
     TIE_MARGIN,
     Query,
@@ -26,6 +27,7 @@ from curation.resolution.scoring import (
 )
 from curation.resolution.text import clean_title, fold_name, title_key, title_norm
 from curation.resolution.validate import RawText, validate
+from curation.resolution.versions import VersionSets
 from curation.states import ResolutionStatus, ResolverSource
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,7 @@ class ReferenceInput:
     origin: str = "raw_reference"
     raw: str | None = None  # the whole reference string, matched against each candidate
     names_given: bool = False  # the string names people (so authors can contradict)
+    cited: CitedFields | None = None  # the parse's volume, first page and authors (conflicts.py)
 
     @classmethod
     def from_parse(cls, parsed: ParsedReference) -> ReferenceInput:
@@ -70,6 +73,15 @@ class ReferenceInput:
             repairs=[r.to_dict() for r in parsed.repairs],
             raw=parsed.raw,
             names_given=bool(parsed.authors),
+            cited=CitedFields.of(
+                parsed.volume,
+                parsed.first_page,
+                [(a.name, a.surname) for a in parsed.authors],
+                journal=parsed.journal,
+                container=parsed.container,
+                title=parsed.title if parsed.title_usable else None,
+                issue=parsed.issue,
+            ),
         )
 
     @classmethod
@@ -177,6 +189,9 @@ class Lookups:
     papers: dict[str, Candidate] = field(default_factory=dict)
     works: dict[str, Candidate] = field(default_factory=dict)
     papers_by_doi: dict[str, Candidate] = field(default_factory=dict)
+    # Which arXiv paper each DOI record is a version of, and back (curation.resolution.versions).
+    versions: VersionSets = field(default_factory=VersionSets)
+    fetched_versions: dict[str, list[str]] = field(default_factory=dict)  # by fetched DOI
     crossref_notes: dict[str, str] = field(default_factory=dict)
     # What the Crossref API answered for DOIs the catalogue lacked: the caller keeps them.
     fetched: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -202,11 +217,15 @@ class Lookups:
                     dois.add(doi)
         lookups = cls(papers=catalogue.papers_by_arxiv_id(arxiv_ids))
         lookups.works = catalogue.works_by_doi(dois)
-        lookups.papers_by_doi = catalogue.arxiv_papers_with_dois(
-            [d for d, c in lookups.works.items() if c.source == ResolverSource.DOI]
-        )
         for doi in sorted(dois - set(lookups.works)):
             lookups._ask_crossref(doi)
+        # The arXiv paper each DOI record is a version of, for all of them at once.
+        works = lookups.works
+        lookups.versions.ask_dois(
+            [d for d, c in works.items() if c.source == ResolverSource.DOI],
+            [(works[d], v) for d, v in lookups.fetched_versions.items() if d in works],
+        )
+        lookups.papers_by_doi = lookups.versions.papers_by_doi()
         # A reference whose identifier resolves is decided by it: no searches for it, and its
         # string is prepared only if the identifier's record needs checking against it.
         searching = [item.raw is not None and not lookups.resolves(item) for item in inputs]
@@ -282,7 +301,7 @@ class Lookups:
         self.fetched[doi] = message
         if fields["doi"] == doi:
             self.works[doi] = catalogue.crossref_candidate(fields)
-            self.papers_by_doi.update(catalogue.arxiv_papers_with_dois([doi]))
+            self.fetched_versions[doi] = fields["arxiv_versions"]
         self.crossref_notes[doi] = "Crossref API: found"
 
 
@@ -313,7 +332,23 @@ def resolve_batch(inputs: Sequence[ReferenceInput]) -> Resolved:
         lookups.search_whole_strings(retry)
         for i in retry:
             verdicts[i] = resolve_one(inputs[i], lookups, i, whole_string=True)
+    _versions_decided(verdicts, lookups)
     return Resolved(verdicts, list(lookups.fetched.values()))
+
+
+def _versions_decided(verdicts: Sequence[Verdict], lookups: Lookups) -> None:
+    """Decide the arXiv paper of each verified DOI record and note each verified link's
+    version set (arXiv id and published DOI, and how they were found), for the batch at once."""
+    linked = [v.linked for v in verdicts if v.verified and v.linked is not None]
+    if not linked:
+        return
+    lookups.versions.ask_dois(
+        c.doi for c in linked if c.source == ResolverSource.DOI and c.doi and not c.arxiv_id
+    )
+    lookups.versions.ask_papers(c.arxiv_id for c in linked if c.arxiv_id)
+    for verdict in verdicts:
+        if verdict.verified and verdict.linked is not None:
+            verdict.cited_paper_arxiv_id = lookups.versions.decide(verdict.linked, verdict.evidence)
 
 
 def resolve_inputs(inputs: Sequence[ReferenceInput]) -> list[Verdict]:
@@ -397,7 +432,7 @@ def _by_string(
     evidence["step"] = "string"
     evidence["searched"] = ["parsed title", "locator"] + (["whole string"] if whole_string else [])
     found = matching.match(text, candidates, names_given=item.names_given,
-                           parsed_title=item.query().title)  # fmt: skip
+                           parsed_title=item.query().title, cited=item.cited)  # fmt: skip
     evidence["candidates"] = found.candidates
     evidence["decision"] = found.decision
     best = found.best
@@ -408,10 +443,14 @@ def _by_string(
     if found.status not in (_S.VERIFIED_EXACT, _S.VERIFIED_FUZZY) or best is None:
         return Verdict(found.status, source, evidence, score=score)
     linked = best.candidate
+    # A DOI record found by search: its arXiv paper is decided for the batch (_versions_decided).
     paper = lookups.papers_by_doi.get(linked.doi or "") if linked.doi else None
-    if linked.source == ResolverSource.DOI and paper is None and linked.doi:
-        paper = catalogue.arxiv_papers_with_dois([linked.doi]).get(linked.doi)
-    evidence["matched"] = best.describe()
+    evidence["matched"] = matched = best.describe()
+    matched["probability"] = calibration.probability(matched, found.candidates)
+    if matched["probability"] < settings.CITEREC_MIN_LINK_PROBABILITY:
+        evidence["decision"] = (f"{found.decision}, but its probability {matched['probability']} "
+                                "is below the high-precision bar: left to curators")  # fmt: skip
+        return Verdict(_S.UNRESOLVED, source, evidence, score=score)
     return Verdict(found.status, linked.source, evidence, linked,
                    linked.arxiv_id or (paper.arxiv_id if paper else None), score)  # fmt: skip
 
@@ -534,9 +573,8 @@ def _by_title(query: Query, lookups: Lookups, evidence: dict[str, Any]) -> Verdi
         evidence["decision"] = "two or more records match equally well: left to curators"
         return Verdict(_S.UNRESOLVED, best.candidate.source, evidence, score=best.score)
     status = _S.VERIFIED_EXACT if best.exact else _S.VERIFIED_FUZZY
+    # A DOI record found by search: its arXiv paper is decided for the batch (_versions_decided).
     paper = lookups.papers_by_doi.get(best.candidate.doi or "") if best.candidate.doi else None
-    if best.candidate.source == ResolverSource.DOI and paper is None and best.candidate.doi:
-        paper = catalogue.arxiv_papers_with_dois([best.candidate.doi]).get(best.candidate.doi)
     evidence["decision"] = "one record clearly best" + (" (titles equal)" if best.exact else "")
     return Verdict(
         status,

@@ -16,9 +16,17 @@ from rapidfuzz import fuzz
 from unidecode import unidecode
 
 from curation.resolution.catalogue import Candidate
+from curation.resolution.conflicts import CitedFields, container_differs, find_conflicts
 from curation.resolution.scoring import numbers_agree, words_agree
 from curation.resolution.text import fold_name, title_key, title_norm
-from curation.resolution.venues import VenueText, locator_pairs, page_key, unglue_numbers
+from curation.resolution.venues import (
+    VenueText,
+    locator_pairs,
+    ocr_digits,
+    page_key,
+    split_numbers,
+    unglue_numbers,
+)
 
 TITLE_FOUND = 90.0  # aligned similarity (0-100) above which the candidate's title is in the string
 _YEAR = re.compile(r"(?<![\d.])((?:1[89]|20)\d\d)(?![\d])")
@@ -26,6 +34,10 @@ _NUMBER = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]?\d+)")
 # "opti-\nmization": a word broken at a line end (a capital after the hyphen is a real hyphen).
 _BROKEN = re.compile(r"(?<=[a-z])-\s*\n\s*(?=[a-z])")
 _NAME_SPLIT = re.compile(r"[\s,;.]+")
+_SPACED_DIGITS = re.compile(r"(?<=\d) (?=\d)")
+_NOT_LETTER = re.compile(r"[^a-z]+")
+VENUE_LETTERS_MIN = 12  # a journal name this long is found by its letters through spacing damage
+VENUE_LETTERS_FOUND = 92.0  # aligned similarity (0-100) of the letters: OCR damage inside words
 MIN_EXACT_KEY = 20  # shorter titles must stand as whole words in the string to count as found
 
 
@@ -41,12 +53,24 @@ class RawText:
         self.words = set(self.norm.split())
         if not joined.isascii():  # "Tønnesen" is also written "Tonnesen"
             self.words |= set(title_norm(unidecode(joined)).split())
-        unglued = unglue_numbers(raw)
+        digits = ocr_digits(raw)
+        unglued = unglue_numbers(digits)
         # (volume, first page) pairs the numbers could be (venues.locator_pairs)
         self.pairs = set(locator_pairs(unglued, unglued=True))
-        self.years = {int(y) for y in _YEAR.findall(raw)}
+        self.years = {int(y) for y in _YEAR.findall(digits)}
         self.numbers = {page_key(n) for n in _NUMBER.findall(unglued)}
+        self.numbers |= set(split_numbers(digits))
+        if _SPACED_DIGITS.search(digits):  # "03400 6 (2008)": also read the digits joined
+            joined = unglue_numbers(_SPACED_DIGITS.sub("", digits))
+            self.pairs |= set(locator_pairs(joined, unglued=True))
+            self.numbers |= {page_key(n) for n in _NUMBER.findall(joined)}
         self.numbers |= {n[1:] for n in self.numbers if n[:1].isalpha()}  # "D60": volume 60
+
+    @cached_property
+    def letters(self) -> str:
+        """Return the string's letters alone, lower case: a journal name read through spacing
+        damage ("IEEETransac tions onAcoustics")."""
+        return _NOT_LETTER.sub("", unidecode(self.raw).lower())
 
     @cached_property
     def venue(self) -> VenueText:
@@ -68,6 +92,7 @@ class Validation:
     title_similarity: float = 0.0
     title_exact: bool = False
     title_span: tuple[int, int] | None = None
+    title_shuffled: bool = False  # the parsed title holds the same words in another order
     first_author: bool = False
     authors_found: list[str] = field(default_factory=list)
     authors_known: bool = False
@@ -77,6 +102,9 @@ class Validation:
     venue: bool = False
     parse_bonus: float = 0.0
     author_contradicts: bool = False
+    # Fields both the parse and the candidate carry, with different values (conflicts.py).
+    conflicts: dict[str, dict[str, str]] = field(default_factory=dict)
+    container_differs: bool = False  # reported, never a refusal (conflicts.container_differs)
 
     @property
     def title_found(self) -> bool:
@@ -92,8 +120,14 @@ class Validation:
 
     @property
     def contradicted(self) -> bool:
-        """Return whether the year or the authors say it is another work."""
-        return self.year == "contradicts" or self.author_contradicts
+        """Return whether the year, the authors or another field say it is another work."""
+        return self.year == "contradicts" or self.author_contradicts or bool(self.conflicts)
+
+    def contradicting_fields(self) -> list[str]:
+        """Return the names of the fields that contradict, for the decision's wording."""
+        named = ["year"] if self.year == "contradicts" else []
+        named += ["authors"] if self.author_contradicts else []
+        return named + [f for f in self.conflicts if f not in named]
 
     @property
     def score(self) -> float:
@@ -102,7 +136,8 @@ class Validation:
         total += 12.0 if self.locator else 2.0 * self.volume + 3.0 * self.first_page
         total += 4.0 * self.first_author + 2.0 * bool(self.authors_found) + 2.0 * self.venue
         total += {"agrees": 3.0, "unknown": 0.0, "contradicts": -30.0}[self.year]
-        return total - (30.0 if self.author_contradicts else 0.0) + self.parse_bonus
+        total -= 30.0 if self.author_contradicts else 0.0
+        return total - 30.0 * len(self.conflicts) + self.parse_bonus
 
     def describe(self) -> dict[str, Any]:
         """Return the comparison as evidence: which fields were found, and where the title."""
@@ -111,6 +146,7 @@ class Validation:
             "title_similarity": round(self.title_similarity, 1),
             "title_exact": self.title_exact,
             "title_found_at": list(self.title_span) if self.title_span else None,
+            **({"title_words_reordered": True} if self.title_shuffled else {}),
             "authors_found": self.authors_found,
             "author_check": "contradicts"
             if self.author_contradicts
@@ -119,6 +155,8 @@ class Validation:
             "volume_found": self.volume,
             "first_page_found": self.first_page,
             "venue_found": self.venue,
+            **({"conflicts": self.conflicts} if self.conflicts else {}),
+            **({"container_differs": True} if self.container_differs else {}),
             "score": round(self.score, 1),
         }
 
@@ -157,6 +195,21 @@ def _title(text: RawText, candidate: Candidate, check: Validation) -> None:
         check.title_span = (0, 0)  # words glued by PDF extraction: found only without spaces
 
 
+SHUFFLED_MIN_WORDS = 4  # fewer words in another order are too likely another title
+
+
+def _shuffled_title(parsed_title: str | None, candidate: Candidate, check: Validation) -> None:
+    """Find the candidate's title as the parsed title's words in another order.
+
+    Only the very same words count (as a multiset): a look-alike title one word longer or
+    shorter is another work, so no similarity bar stands in for that.
+    """
+    words = sorted(candidate.title_norm.split())
+    if not parsed_title or len(words) < SHUFFLED_MIN_WORDS or sorted(parsed_title.split()) != words:
+        return
+    check.title_shuffled, check.title_similarity, check.title_span = True, TITLE_FOUND, (0, 0)
+
+
 @lru_cache(maxsize=65_536)
 def _folded(name: str) -> str:
     """Return a catalogue author name transliterated and folded (remembered: names repeat)."""
@@ -174,13 +227,83 @@ def _authors(text: RawText, candidate: Candidate, check: Validation, names_given
     check.author_contradicts = names_given and check.authors_known and not check.authors_found
 
 
-def _author_contradiction_stands(check: Validation) -> bool:
-    """Return whether missing authors still mean another work once the rest is weighed.
+def _author_contradiction_stands(check: Validation, people_named: bool) -> bool:
+    """Return whether people the string names, none of them the candidate's, mean another work.
 
-    A cut author list ("H, Nakashima Y (2006) ...") loses the first author; the year, volume,
-    first page and journal all agreeing (two or more of them) outweigh that.
+    With the title found, a cut author list ("H, Nakashima Y (2006) ...") loses the first
+    author: the journal's volume and first page (or the year, volume, first page and journal
+    all) agreeing outweigh that; scattered numbers do not. Without the title, only the journal,
+    volume and page name the work, and a look-alike can share those (an editorial and an
+    article on page 1): then people named with initials ("M.L. Prins") contradict, while a
+    name-like word the parser took from a journal or a collaboration ("Sov. Phys.", "ALICE
+    Collaboration") does not.
     """
-    return check.author_contradicts and check.support < 2
+    if not check.author_contradicts:
+        return False
+    if check.title_found:
+        return not (check.locator or check.support >= 3)
+    return people_named
+
+
+def _locator_numbers(text: RawText) -> list[tuple[str, str]]:
+    """Return the (volume, page) pairs of plain numbers that are neither years nor bracketed
+    (an issue "12(3)", a year "74 (2010)", a list number "(137)" or "[12]")."""
+    bare = text.raw.replace(" ", "")
+
+    def bracketed(number: str) -> bool:
+        return f"({number})" in bare or f"[{number}]" in bare
+
+    return [
+        (volume, page)
+        for volume, page in text.pairs
+        if page.isdigit()
+        and volume.isdigit()
+        and not {int(volume), int(page)} & text.years
+        and not (bracketed(volume) or bracketed(page))
+    ]
+
+
+def _other_locator(text: RawText, candidate: Candidate, check: Validation) -> dict[str, str]:
+    """Return the volume or page the string gives in place of the candidate's, where the parse
+    found neither (OCR-damaged or unusual layouts): {field: the string's value}.
+
+    With the candidate's volume in the string, the page after it ("Med Hypotheses 2010, 74,
+    1036–1037" against a work at 74:1059); with its first page, the volume before it; with
+    neither, any volume and page ("J Med Food 2007, 11, l69–178" against the work of the same
+    title at 12:469). Only where the journal or the volume places the numbers.
+    """
+    volume, page = page_key(candidate.volume), page_key(candidate.first_page)
+    if not (volume.isdigit() and page.isdigit()) or (check.volume and check.first_page):
+        return {}
+    if not (check.venue or check.volume):
+        return {}
+    pairs = _locator_numbers(text)
+    if check.volume:
+        pages = [p for v, p in pairs if v == volume]
+        return {"first_page": min(pages, key=lambda p: (len(p), p))} if pages else {}
+    if check.first_page:
+        volumes = [v for v, p in pairs if p == page]
+        return {"volume": min(volumes, key=lambda v: (len(v), v))} if volumes else {}
+    if not pairs:
+        return {}
+    first_volume, first_page = min(pairs, key=lambda p: (len(p[0]), p))
+    return {"locator": f"{first_volume}:{first_page}"}
+
+
+@lru_cache(maxsize=65_536)
+def _letters(name: str) -> str:
+    return _NOT_LETTER.sub("", unidecode(name).lower())
+
+
+def _venue_letters(text: RawText, candidate: Candidate) -> bool:
+    """Return whether the candidate's journal name stands in the string letter for letter,
+    spaces and punctuation aside, or nearly so (OCR damage inside its words)."""
+    name = _letters(candidate.venue)
+    if len(name) < VENUE_LETTERS_MIN:
+        return False
+    if name in text.letters:
+        return True
+    return fuzz.partial_ratio(name, text.letters, score_cutoff=VENUE_LETTERS_FOUND) > 0
 
 
 def _year(text: RawText, candidate: Candidate) -> str:
@@ -191,14 +314,22 @@ def _year(text: RawText, candidate: Candidate) -> str:
 
 
 def validate(
-    text: RawText, candidate: Candidate, *, names_given: bool, parsed_title: str | None = None
+    text: RawText,
+    candidate: Candidate,
+    *,
+    names_given: bool,
+    parsed_title: str | None = None,
+    cited: CitedFields | None = None,
 ) -> Validation:
     """Return how the candidate's fields appear in the reference string.
 
-    parsed_title is the parser's title, normalised (curation.resolution.text.title_norm).
+    parsed_title is the parser's title, normalised (curation.resolution.text.title_norm);
+    cited, the parse's volume, first page and authors, compared field by field (conflicts.py).
     """
     check = Validation(candidate)
     _title(text, candidate, check)
+    if not check.title_found:
+        _shuffled_title(parsed_title, candidate, check)
     _authors(text, candidate, check, names_given)
     check.year = _year(text, candidate)
     check.volume = bool(candidate.volume) and (
@@ -207,8 +338,25 @@ def validate(
     check.first_page = bool(candidate.first_page) and candidate.first_page in text.numbers
     if candidate.venue_keys and (check.volume or check.title_found):
         check.venue = any(text.venue.contains(k) for k in candidate.venue_keys)
+        check.venue = check.venue or _venue_letters(text, candidate)
     check.locator = check.venue and (candidate.volume, candidate.first_page) in text.pairs
-    check.author_contradicts = _author_contradiction_stands(check)
+    people_named = cited is not None and cited.people_named(candidate)
+    check.author_contradicts = _author_contradiction_stands(check, people_named)
+    if cited is not None:
+        check.conflicts = find_conflicts(
+            cited, candidate, volume_found=check.volume, first_page_found=check.first_page
+        )
+        if cited.container_key and not check.venue:
+            check.container_differs = container_differs(
+                cited,
+                candidate,
+                venue_found=any(text.venue.contains(k) for k in candidate.venue_keys),
+            )
+        if not (cited.volume or cited.first_page):
+            work = {"volume": candidate.volume, "first_page": candidate.first_page,
+                    "locator": f"{candidate.volume}:{candidate.first_page}"}  # fmt: skip
+            for name, value in _other_locator(text, candidate, check).items():
+                check.conflicts[name] = {"reference": value, "work": work[name]}
     if parsed_title and candidate.title_norm:
         # The parse is a tie-breaker: a small bonus when the parsed title is the candidate's.
         check.parse_bonus = fuzz.ratio(parsed_title, candidate.title_norm) / 100.0

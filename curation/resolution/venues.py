@@ -129,6 +129,24 @@ def written_forms(key: str) -> frozenset[str]:
     return _inspire()[1].get(key, frozenset())
 
 
+# A number OCR damaged with letters that look like digits: "29O", "l69", "200O" (one digit at
+# least, so words such as "Ol" or "II" stay words).
+_OCR_NUMBER = re.compile(r"(?<![A-Za-z0-9])(?=[0-9OolI]*[0-9])[0-9OolI]{2,}(?![A-Za-z0-9])")
+_OCR_DIGITS = str.maketrans("OolI", "0011")
+# Digits split by one OCR space inside a number: "12 26–1233" (the page 1226).
+_SPLIT_NUMBER = re.compile(r"(?<![\d.,;:])(\d{1,3}) (\d{1,3})(?=[–—-]\d)")
+
+
+def ocr_digits(raw: str) -> str:
+    """Return the string with look-alike letters inside numbers read as digits ("29O": 290)."""
+    return _OCR_NUMBER.sub(lambda m: m.group(0).translate(_OCR_DIGITS), raw)
+
+
+def split_numbers(raw: str) -> list[str]:
+    """Return the numbers an OCR space split before a page range's dash, joined ("1226")."""
+    return [a + b for a, b in _SPLIT_NUMBER.findall(raw)]
+
+
 def unglue_numbers(raw: str) -> str:
     """Return the string with volumes split from the words glued to them ("JHEP0908")."""
     return _GLUED_NUMBER.sub(" ", raw)

@@ -67,6 +67,21 @@ def _target(observation: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# How a linked arXiv paper's published DOI is known (curation.resolution.versions), in words.
+_VERSION_VIA = {
+    "arxiv_doi": "the DOI on its arXiv record",
+    "crossref_relation": "Crossref records the arXiv paper as its preprint",
+    "journal_ref": "its arXiv journal reference names this article",
+}
+
+
+def _version(note: ReferenceNote | None) -> dict[str, str] | None:
+    """Return the linked arXiv paper's published version as the page shows it, or None."""
+    if note is None or note.version is None:
+        return None
+    return {**note.version, "via_label": _VERSION_VIA.get(note.version["via"], "")}
+
+
 def _events(notice: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         {
@@ -114,6 +129,7 @@ def _page_observation(
         "source": observation["citation"]["source"],
         "source_at_label": for_people(observation["citation"]["source_observed_at"]),
         "target": _target(observation),
+        "version": _version(note),
         "events": _events(observation["standing_notice"]),
         "notice": _notice(observation["standing_notice"]),
         "digest": observation["observation_digest"],

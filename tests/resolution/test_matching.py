@@ -79,9 +79,10 @@ def physics(tmp_path) -> None:  # type: ignore[no-untyped-def]
                       journal_ref="Adv.Theor.Math.Phys.2:231-252,1998"),
         snapshot_line("astro-ph/0001001", "Radio maps", "Ann Hogbom", 1974,
                       journal_ref="Astron. Astrophys. Suppl. Ser. 15 (1974) 417"),
-        snapshot_line("0905.0639", "Lattice chemical potential", "Vicente Azcoiti", 2009,
+        snapshot_line("0905.0639", "Lattice chemical potential",
+                      "Vicente Azcoiti, Giuseppe DiCarlo", 2009,
                       journal_ref="JHEP 0908:008,2009"),
-        snapshot_line("1612.01551", "Jet topics", "Patrick Komiske", 2017,
+        snapshot_line("1612.01551", "Jet topics", "Patrick Komiske, Matthew D. Schwartz", 2017,
                       journal_ref="JHEP 1701 (2017) 110"),
         snapshot_line("0801.0001", "Detector paper", "Kai Aamodt", 2008,
                       journal_ref="J. Instrum. 3:S08002,2008"),
@@ -139,6 +140,8 @@ def test_import_stores_the_locators(physics: None) -> None:
         ("G. DiCarlo , JHEP0908 ( 2009) 008[", "verified_exact", "0905.0639"),
         ("M. D. Schwartz, JHEP01 ,110 ( 2017)", "verified_exact", "1612.01551"),
         ("M. D. Schwartz, JHEP02 ,110 ( 2017)", "parse_uncertain", None),  # another month
+        # A person the paper does not list: the locator alone does not link (issue 25).
+        ("M. D. Schwarz, JHEP01 ,110 ( 2017)", "parse_uncertain", None),
         ("ALICE Collaboration, J. Instrum. 3 (08) (2008) S08002.", "verified_exact", "0801.0001"),
         ("Weiss R.F., Nature, 1991V349 665 .", "verified_exact", "astro-ph/9101001"),
     ],

@@ -285,7 +285,7 @@ def _load_batch(
 _CROSSREF_UPDATED = [
     "title", "title_norm", "title_key", "container_title", "first_author", "authors",
     "year", "type", "updated_by", "update_to", "raw", "imported_at",
-    "venue_key", "short_venue_key", "volume", "first_page",
+    "venue_key", "short_venue_key", "volume", "first_page", "issue", "arxiv_versions",
 ]  # fmt: skip
 
 
@@ -354,4 +354,3 @@ def import_crossref_works(
         refresh_title_words()
     report.updated -= report.inserted
     return report
-

@@ -1,0 +1,365 @@
+"""Version sets: an arXiv paper and the DOI it was published under are one work (issue 25).
+
+Three statements tie an arXiv id to a published DOI, strongest first:
+
+- `arxiv_doi`: the arXiv record's own `doi` (Paper.doi);
+- `crossref_relation`: a Crossref work's `relation` says so: a published work `has-preprint`
+  the arXiv paper (as an arXiv DOI or an arXiv id), or an arXiv DOI's work `is-preprint-of`
+  the published DOI (`CrossrefWork.arxiv_versions`, filled at import by `relation_versions`);
+- `journal_ref`: the arXiv record's journal-ref (PaperLocator) names the journal, volume and
+  first page of a Crossref work, and their years (where both have one) agree within one.
+
+Only arXiv papers known here count: a relation naming a paper citerec does not hold changes
+nothing. A DOI two papers claim, or a paper whose strongest statements name two DOIs, is a
+conflict: neither is linked by version, and the evidence says so (`version_conflict`).
+
+Reads only. The resolver asks which arXiv paper a DOI record is (a reference giving the journal
+DOI verifies to the preprint and keeps the DOI) and which DOI an arXiv paper was published
+under; the API and the record page show both identifiers of such a link (`shown_version`); the
+notices ask Crossref about an arXiv work's published DOI (`published_dois`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+
+from curation.references.identifiers import (
+    arxiv_doi,
+    arxiv_id_from_doi,
+    canonical_arxiv_id,
+    canonical_doi,
+    doi_key,
+    is_arxiv_doi,
+)
+from curation.resolution import catalogue
+from curation.resolution.catalogue import Candidate
+from curation.states import ResolverSource
+
+ARXIV_DOI, CROSSREF_RELATION, JOURNAL_REF = "arxiv_doi", "crossref_relation", "journal_ref"
+_STRENGTH = {ARXIV_DOI: 0, CROSSREF_RELATION: 1, JOURNAL_REF: 2}  # lower is stronger
+_ARXIV_TOKEN, _DOI_TOKEN = "arxiv:", "doi:"
+_TOKEN_CHARS = 300  # CrossrefWork.arxiv_versions' item size
+
+
+@dataclass(frozen=True)
+class VersionLink:
+    """One statement that an arXiv paper was published under a DOI, and who makes it."""
+
+    arxiv_id: str
+    doi: str
+    via: str
+
+    def describe(self) -> dict[str, str]:
+        """Return the link as evidence (and as the API shows it)."""
+        return {"arxiv_id": self.arxiv_id, "doi": self.doi, "via": self.via}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the version statements decide for one DOI or one arXiv paper."""
+
+    link: VersionLink | None = None
+    conflict: tuple[VersionLink, ...] = ()  # the statements that disagree (no link then)
+    reason: str = ""
+
+    def note(self, evidence: dict[str, Any]) -> None:
+        """Write the decision into a verdict's evidence: the version set, or why none."""
+        if self.link is not None:
+            evidence["version_set"] = self.link.describe()
+        elif self.conflict:
+            evidence["version_conflict"] = {
+                "claims": [c.describe() for c in self.conflict],
+                "decision": self.reason,
+            }
+
+
+# --- Crossref `relation`, at import (pure) -------------------------------------------------
+def _related_arxiv_id(item: Any) -> str | None:
+    """Return the arXiv id a relation entry names (an arXiv DOI, an arXiv id or URL), or None."""
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+        return None
+    value, kind = item["id"], str(item.get("id-type") or "").lower()
+    if kind in ("doi", "uri", "url", ""):
+        found = arxiv_id_from_doi(canonical_doi(value))
+        if found is not None:
+            return canonical_arxiv_id(found)
+    if kind in ("arxiv", "uri", "url", ""):
+        return canonical_arxiv_id(value)
+    return None
+
+
+def _related_doi(item: Any) -> str | None:
+    """Return the DOI a relation entry names (a DOI, or a doi.org URL), or None."""
+    if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+        return None
+    if str(item.get("id-type") or "").lower() not in ("doi", "uri", "url", ""):
+        return None
+    return canonical_doi(item["id"])
+
+
+def _entries(relation: dict[str, Any], name: str) -> list[Any]:
+    value = relation.get(name)
+    return value if isinstance(value, list) else []
+
+
+def relation_versions(doi: str, work: Mapping[str, Any]) -> list[str]:
+    """Return the arXiv versions a Crossref work's `relation` names, as stored tokens.
+
+    A published work that `has-preprint` an arXiv paper gives "arxiv:<id>"; the work of an
+    arXiv DOI that `is-preprint-of` a published DOI gives "doi:<doi>". Other relations (a
+    preprint server other than arXiv, has-version, references) name no arXiv version. An
+    entry of an unexpected shape is passed over: `relation` is optional, and a work is never
+    refused for it.
+    """
+    relation = work.get("relation")
+    if not isinstance(relation, dict):
+        return []
+    tokens: set[str] = set()
+    if is_arxiv_doi(doi):
+        for item in _entries(relation, "is-preprint-of"):
+            published = _related_doi(item)
+            if published and not is_arxiv_doi(published):
+                tokens.add(_DOI_TOKEN + published)
+    else:
+        for item in _entries(relation, "has-preprint"):
+            arxiv_id = _related_arxiv_id(item)
+            if arxiv_id:
+                tokens.add(_ARXIV_TOKEN + arxiv_id)
+    return sorted(t for t in tokens if len(t) <= _TOKEN_CHARS)
+
+
+# --- lookups -------------------------------------------------------------------------------
+# The statements naming any of a batch's DOIs. A Crossref work's locator is matched under
+# each of its journal keys; works in hand that the catalogue lacks yet (the Crossref API's
+# answers) come as their own locator rows.
+_BY_DOI = """
+WITH located AS (
+    SELECT c.doi, k.venue, c.volume, c.first_page AS page, c.year
+      FROM resolution_crossrefwork c
+     CROSS JOIN LATERAL unnest(ARRAY[c.venue_key, c.short_venue_key]) AS k(venue)
+     WHERE c.doi = ANY(%(dois)s) AND c.volume <> '' AND k.venue <> ''
+    UNION ALL
+    SELECT * FROM unnest(%(in_hand_dois)s::text[], %(in_hand_venues)s::text[],
+                         %(in_hand_volumes)s::text[], %(in_hand_pages)s::text[],
+                         %(in_hand_years)s::int[])
+)
+SELECT p.arxiv_id, p.doi, 'arxiv_doi' FROM curation_paper p WHERE p.doi = ANY(%(dois)s)
+UNION ALL
+SELECT p.arxiv_id, q.doi, 'journal_ref' FROM located q
+  JOIN resolution_paperlocator l
+    ON l.volume = q.volume AND l.first_page = q.page AND l.venue_key = q.venue
+  JOIN curation_paper p ON p.id = l.paper_id
+ WHERE q.year IS NULL OR l.year IS NULL OR abs(l.year - q.year) <= 1
+UNION ALL
+SELECT substr(t.token, 7), c.doi, 'crossref_relation'
+  FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
+ WHERE c.doi = ANY(%(dois)s) AND t.token LIKE 'arxiv:%%'
+UNION ALL
+SELECT substr(c.doi, 16), substr(t.token, 5), 'crossref_relation'
+  FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
+ WHERE c.arxiv_versions <> '{}' AND c.arxiv_versions && %(tokens)s::varchar[]
+   AND t.token = ANY(%(tokens)s)
+"""
+
+# The statements naming any of a batch's arXiv papers.
+_BY_ARXIV_ID = """
+SELECT p.arxiv_id, p.doi, 'arxiv_doi' FROM curation_paper p
+ WHERE p.arxiv_id = ANY(%(ids)s) AND p.doi <> ''
+UNION ALL
+SELECT p.arxiv_id, c.doi, 'journal_ref' FROM curation_paper p
+  JOIN resolution_paperlocator l ON l.paper_id = p.id
+  JOIN resolution_crossrefwork c
+    ON c.volume = l.volume AND c.first_page = l.first_page
+   AND l.venue_key IN (c.venue_key, c.short_venue_key)
+ WHERE p.arxiv_id = ANY(%(ids)s) AND c.volume <> ''
+   AND (l.year IS NULL OR c.year IS NULL OR abs(l.year - c.year) <= 1)
+UNION ALL
+SELECT substr(t.token, 7), c.doi, 'crossref_relation'
+  FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
+ WHERE c.arxiv_versions <> '{}' AND c.arxiv_versions && %(tokens)s::varchar[]
+   AND t.token = ANY(%(tokens)s)
+UNION ALL
+SELECT substr(c.doi, 16), substr(t.token, 5), 'crossref_relation'
+  FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
+ WHERE c.doi = ANY(%(arxiv_dois)s) AND t.token LIKE 'doi:%%'
+"""
+
+
+def _select(sql: str, params: dict[str, Any]) -> list[tuple[str, str, str]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(str(a), doi_key(str(d)), str(via)) for a, d, via in cursor.fetchall()]
+
+
+@dataclass
+class VersionSets:
+    """The version statements about a batch's DOIs and arXiv papers, asked for once each.
+
+    `ask_dois` and `ask_papers` add what the catalogues say; `for_doi` and `for_paper` decide.
+    """
+
+    papers: dict[str, Candidate] = field(default_factory=dict)  # the known papers named
+    _links: dict[tuple[str, str], VersionLink] = field(default_factory=dict)
+    _asked_dois: set[str] = field(default_factory=set)
+    _asked_papers: set[str] = field(default_factory=set)
+    _missing: set[str] = field(default_factory=set)  # arXiv ids named that citerec lacks
+
+    def ask_dois(
+        self, dois: Iterable[str], in_hand: Sequence[tuple[Candidate, Sequence[str]]] = ()
+    ) -> None:
+        """Add every statement naming these DOIs (one statement for the batch).
+
+        `in_hand`: Crossref works not in the catalogue yet (what the Crossref API answered),
+        with their `relation_versions`; their locators and relations count as if stored.
+        """
+        in_hand = [(c, tokens) for c, tokens in in_hand if c.doi]
+        wanted = sorted(
+            ({doi_key(d) for d in dois} | {doi_key(c.doi or "") for c, _ in in_hand})
+            - self._asked_dois
+        )
+        if not wanted:
+            return
+        self._asked_dois.update(wanted)
+        rows = [(c.doi, venue, c.volume, c.first_page, c.years[0] if c.years else None)
+                for c, _ in in_hand if c.volume for venue in c.venue_keys]  # fmt: skip
+        found = _select(_BY_DOI, {
+            "dois": wanted,
+            "tokens": [_DOI_TOKEN + d for d in wanted],
+            "in_hand_dois": [r[0] for r in rows], "in_hand_venues": [r[1] for r in rows],
+            "in_hand_volumes": [r[2] for r in rows], "in_hand_pages": [r[3] for r in rows],
+            "in_hand_years": [r[4] for r in rows],
+        })  # fmt: skip
+        for candidate, tokens in in_hand:
+            for token in tokens:
+                if token.startswith(_ARXIV_TOKEN):
+                    arxiv_id = token[len(_ARXIV_TOKEN) :]
+                    found.append((arxiv_id, doi_key(candidate.doi or ""), CROSSREF_RELATION))
+        self._add(found)
+
+    def ask_papers(self, arxiv_ids: Iterable[str]) -> None:
+        """Add every statement naming these arXiv papers, and every statement naming the DOIs
+        found for them (whether another paper claims one too): three statements at most."""
+        wanted = sorted(set(arxiv_ids) - self._asked_papers)
+        if not wanted:
+            return
+        self._asked_papers.update(wanted)
+        found = _select(_BY_ARXIV_ID, {
+            "ids": wanted,
+            "tokens": [_ARXIV_TOKEN + a for a in wanted],
+            "arxiv_dois": [arxiv_doi(a) for a in wanted],
+        })  # fmt: skip
+        self._add(found)
+        self.ask_dois(doi for _, doi, _ in found)
+
+    def _add(self, found: Iterable[tuple[str, str, str]]) -> None:
+        """Keep each (paper, DOI) pair once, by its strongest statement; learn which papers
+        named are known here (one statement for those not seen yet)."""
+        found = [(a, d, via) for a, d, via in found if d and not is_arxiv_doi(d)]
+        unseen = {a for a, _, _ in found} - set(self.papers) - self._missing
+        if unseen:
+            known = catalogue.papers_by_arxiv_id(unseen)
+            self.papers.update(known)
+            self._missing |= unseen - set(known)
+        for arxiv_id, doi, via in found:
+            if arxiv_id not in self.papers:
+                continue  # a relation naming a paper citerec does not hold changes nothing
+            key = (arxiv_id, doi)
+            current = self._links.get(key)
+            if current is None or _STRENGTH[via] < _STRENGTH[current.via]:
+                self._links[key] = VersionLink(arxiv_id, doi, via)
+
+    def for_doi(self, doi: str) -> Decision:
+        """Return which known arXiv paper a DOI is the published version of, if exactly one."""
+        doi = doi_key(doi)
+        claims = self._claims(lambda link: link.doi == doi)
+        papers = sorted({c.arxiv_id for c in claims})
+        if len(papers) > 1:
+            reason = (f"doi:{doi} is claimed by {len(papers)} arXiv papers "
+                      f"({', '.join(papers)}): linked to none of them by version")  # fmt: skip
+            return Decision(conflict=tuple(claims), reason=reason)
+        return Decision(link=claims[0]) if claims else Decision()
+
+    def for_paper(self, arxiv_id: str) -> Decision:
+        """Return the DOI a known arXiv paper was published under, if its statements agree.
+
+        The strongest kind of statement decides (the arXiv record's own DOI before Crossref's
+        relation before a journal-ref match); two DOIs of that kind, or a DOI another paper
+        claims as well, is a conflict.
+        """
+        claims = self._claims(lambda link: link.arxiv_id == arxiv_id)
+        if not claims:
+            return Decision()
+        strongest = [c for c in claims if _STRENGTH[c.via] == _STRENGTH[claims[0].via]]
+        if len({c.doi for c in strongest}) > 1:
+            dois = ", ".join(sorted(c.doi for c in strongest))
+            reason = (f"arXiv:{arxiv_id} is said ({claims[0].via}) to be published under "
+                      f"{len(strongest)} DOIs ({dois}): none is taken")  # fmt: skip
+            return Decision(conflict=tuple(strongest), reason=reason)
+        by_doi = self.for_doi(strongest[0].doi)
+        if by_doi.conflict:
+            return by_doi
+        return Decision(link=strongest[0])
+
+    def _claims(self, wanted: Callable[[VersionLink], bool]) -> list[VersionLink]:
+        """Return the statements wanted, strongest first, then by paper and DOI."""
+        found = [link for link in self._links.values() if wanted(link)]
+        return sorted(found, key=lambda c: (_STRENGTH[c.via], c.arxiv_id, c.doi))
+
+    def papers_by_doi(self) -> dict[str, Candidate]:
+        """Return, by DOI asked, the one known arXiv paper it is a version of (no conflict)."""
+        found = {}
+        for doi in self._asked_dois:
+            link = self.for_doi(doi).link
+            if link is not None:
+                found[doi] = self.papers[link.arxiv_id]
+        return found
+
+    def decide(self, linked: Candidate, evidence: dict[str, Any]) -> str | None:
+        """Return the arXiv paper a verified record links (None: none), noting its version set.
+
+        An arXiv paper links itself and is noted with its published DOI; a DOI record links
+        the one known arXiv paper it is a version of. Both must have been asked about.
+        """
+        if linked.arxiv_id:
+            self.for_paper(linked.arxiv_id).note(evidence)
+            return linked.arxiv_id
+        if linked.source != ResolverSource.DOI or not linked.doi:
+            return None
+        decision = self.for_doi(linked.doi)
+        decision.note(evidence)
+        return decision.link.arxiv_id if decision.link else None
+
+
+def published_dois(arxiv_ids: Iterable[str]) -> dict[str, VersionLink]:
+    """Return the published DOI of each of these arXiv papers that has one, without conflict."""
+    sets = VersionSets()
+    wanted = sorted(set(arxiv_ids))
+    sets.ask_papers(wanted)
+    decided = {a: sets.for_paper(a).link for a in wanted}
+    return {a: link for a, link in decided.items() if link is not None}
+
+
+def shown_version(
+    arxiv_id: str | None, paper_doi: str | None, evidence: Mapping[str, Any] | None
+) -> dict[str, str] | None:
+    """Return the version set a reader is shown for a link to an arXiv paper, or None.
+
+    What the resolver noted when it linked the paper; for a link it did not make (a curator's,
+    an imported record's, one made before version sets), the arXiv record's own DOI. A link
+    whose version statements conflict shows none.
+    """
+    if not arxiv_id:
+        return None
+    noted = (evidence or {}).get("version_set")
+    if isinstance(noted, dict) and noted.get("arxiv_id") == arxiv_id and noted.get("doi"):
+        return {"arxiv_id": arxiv_id, "doi": str(noted["doi"]), "via": str(noted.get("via"))}
+    if (evidence or {}).get("version_conflict"):
+        return None
+    doi = canonical_doi(paper_doi) if paper_doi else None
+    if doi and not is_arxiv_doi(doi):
+        return VersionLink(arxiv_id, doi, ARXIV_DOI).describe()
+    return None
