@@ -216,6 +216,7 @@ class Lookups:
                 else:
                     dois.add(doi)
         lookups = cls(papers=catalogue.papers_by_arxiv_id(arxiv_ids))
+        lookups.versions.know(lookups.papers.values())
         lookups.works = catalogue.works_by_doi(dois)
         for doi in sorted(dois - set(lookups.works)):
             lookups._ask_crossref(doi)
@@ -342,6 +343,7 @@ def _versions_decided(verdicts: Sequence[Verdict], lookups: Lookups) -> None:
     linked = [v.linked for v in verdicts if v.verified and v.linked is not None]
     if not linked:
         return
+    lookups.versions.know(linked)
     lookups.versions.ask_dois(
         c.doi for c in linked if c.source == ResolverSource.DOI and c.doi and not c.arxiv_id
     )

@@ -232,7 +232,8 @@ def _author_contradiction_stands(check: Validation, people_named: bool) -> bool:
 
     With the title found, a cut author list ("H, Nakashima Y (2006) ...") loses the first
     author: the journal's volume and first page (or the year, volume, first page and journal
-    all) agreeing outweigh that; scattered numbers do not. Without the title, only the journal,
+    all) agreeing outweigh that, unless the candidate has co-authors and none is named either;
+    scattered numbers do not. Without the title, only the journal,
     volume and page name the work, and a look-alike can share those (an editorial and an
     article on page 1): then people named with initials ("M.L. Prins") contradict, while a
     name-like word the parser took from a journal or a collaboration ("Sov. Phys.", "ALICE
@@ -241,8 +242,19 @@ def _author_contradiction_stands(check: Validation, people_named: bool) -> bool:
     if not check.author_contradicts:
         return False
     if check.title_found:
+        # A cut list loses its first author, not the co-authors: people named while none of a
+        # candidate's several authors is there (a look-alike record under other names).
+        if people_named and _several_authors(check.candidate):
+            return True
         return not (check.locator or check.support >= 3)
     return people_named
+
+
+def _several_authors(candidate: Candidate) -> bool:
+    """Return whether the candidate lists more than one author (Crossref's family names joined
+    by ", "; arXiv's "A. Name, B. Name and C. Name")."""
+    authors = candidate.authors or ""
+    return "," in authors or " and " in authors
 
 
 def _locator_numbers(text: RawText) -> list[tuple[str, str]]:

@@ -191,10 +191,13 @@ def locator_pairs(raw: str, *, unglued: bool = False) -> list[tuple[str, str]]:
     return pairs
 
 
+_PAGE_KEY = re.compile(r"([a-z]?)0*(\d+)")
+
+
 def page_key(page: str) -> str:
     """Return a first page or volume for comparison: lower case, leading zeros dropped."""
     text = (page or "").strip().lower()
-    match = re.match(r"([a-z]?)0*(\d+)", text)
+    match = _PAGE_KEY.match(text)
     return f"{match.group(1)}{match.group(2)}"[:32] if match else text[:32]
 
 
@@ -236,7 +239,7 @@ class VenueText:
     def __init__(self, raw: str) -> None:
         self.glued = ""
         tokens = _TOKEN.findall(_AMPERSAND.sub("&", raw) if "&" in raw else raw)
-        self.words = {unidecode(w).lower() for w in tokens}
+        self.words = {(w if w.isascii() else unidecode(w)).lower() for w in tokens}
         self.starts: set[int] = set()
         self.ends: set[int] = set()
         for word in tokens:

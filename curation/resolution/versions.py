@@ -21,7 +21,7 @@ notices ask Crossref about an arXiv work's published DOI (`published_dois`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,21 +133,24 @@ def relation_versions(doi: str, work: Mapping[str, Any]) -> list[str]:
 
 
 # --- lookups -------------------------------------------------------------------------------
-# The statements naming any of a batch's DOIs. A Crossref work's locator is matched under
-# each of its journal keys; works in hand that the catalogue lacks yet (the Crossref API's
-# answers) come as their own locator rows.
-_BY_DOI = """
-WITH located AS (
+# The statements naming any of a batch's DOIs ($dois, and $tokens: "doi:<doi>" of each). A
+# Crossref work's locator is matched under each of its journal keys; works in hand that the
+# catalogue lacks yet (the Crossref API's answers) come as their own locator rows.
+_LOCATED = """
+located AS (
     SELECT c.doi, k.venue, c.volume, c.first_page AS page, c.year
       FROM resolution_crossrefwork c
      CROSS JOIN LATERAL unnest(ARRAY[c.venue_key, c.short_venue_key]) AS k(venue)
-     WHERE c.doi = ANY(%(dois)s) AND c.volume <> '' AND k.venue <> ''
+     WHERE c.doi = ANY($dois) AND c.volume <> '' AND k.venue <> ''
     UNION ALL
     SELECT * FROM unnest(%(in_hand_dois)s::text[], %(in_hand_venues)s::text[],
                          %(in_hand_volumes)s::text[], %(in_hand_pages)s::text[],
                          %(in_hand_years)s::int[])
 )
-SELECT p.arxiv_id, p.doi, 'arxiv_doi' FROM curation_paper p WHERE p.doi = ANY(%(dois)s)
+"""
+_DOI_STATEMENTS = """
+SELECT p.arxiv_id, p.doi, 'arxiv_doi' FROM curation_paper p
+ WHERE p.doi = ANY($dois) AND p.doi <> ''  -- said, so that the partial index paper_doi serves
 UNION ALL
 SELECT p.arxiv_id, q.doi, 'journal_ref' FROM located q
   JOIN resolution_paperlocator l
@@ -157,13 +160,19 @@ SELECT p.arxiv_id, q.doi, 'journal_ref' FROM located q
 UNION ALL
 SELECT substr(t.token, 7), c.doi, 'crossref_relation'
   FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
- WHERE c.doi = ANY(%(dois)s) AND t.token LIKE 'arxiv:%%'
+ WHERE c.doi = ANY($dois) AND t.token LIKE 'arxiv:%%'
 UNION ALL
 SELECT substr(c.doi, 16), substr(t.token, 5), 'crossref_relation'
   FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
- WHERE c.arxiv_versions <> '{}' AND c.arxiv_versions && %(tokens)s::varchar[]
-   AND t.token = ANY(%(tokens)s)
+ WHERE c.arxiv_versions <> '{}' AND c.arxiv_versions && $tokens AND t.token = ANY($tokens)
 """
+
+
+def _doi_sql(text: str, dois: str, tokens: str) -> str:
+    return text.replace("$dois", dois).replace("$tokens", tokens)
+
+
+_BY_DOI = "WITH " + _doi_sql(_LOCATED + _DOI_STATEMENTS, "%(dois)s", "%(tokens)s::varchar[]")
 
 # The statements naming any of a batch's arXiv papers.
 _BY_ARXIV_ID = """
@@ -188,6 +197,21 @@ SELECT substr(c.doi, 16), substr(t.token, 5), 'crossref_relation'
  WHERE c.doi = ANY(%(arxiv_dois)s) AND t.token LIKE 'doi:%%'
 """
 
+# The statements naming a batch's arXiv papers, and those naming the DOIs these give (whether
+# another paper claims one too), in one statement: a round trip and a plan fewer a batch.
+_BY_ARXIV_ID_AND_THEIR_DOIS = (
+    "WITH named AS (" + _BY_ARXIV_ID + """),
+asked AS (
+    SELECT coalesce(array_agg(DISTINCT lower(btrim(doi))), '{}')::text[] AS dois,
+           coalesce(array_agg(DISTINCT 'doi:' || lower(btrim(doi))), '{}')::varchar[] AS tokens
+      FROM named WHERE doi <> '' AND lower(doi) NOT LIKE '10.48550/arxiv.%%'
+),"""
+    + _doi_sql(_LOCATED, "(SELECT dois FROM asked)::text[]", "(SELECT tokens FROM asked)::varchar[]")
+    + "SELECT * FROM named UNION ALL ("
+    + _doi_sql(_DOI_STATEMENTS, "(SELECT dois FROM asked)::text[]", "(SELECT tokens FROM asked)::varchar[]")
+    + ")"
+)
+
 
 def _select(sql: str, params: dict[str, Any]) -> list[tuple[str, str, str]]:
     with connection.cursor() as cursor:
@@ -204,9 +228,17 @@ class VersionSets:
 
     papers: dict[str, Candidate] = field(default_factory=dict)  # the known papers named
     _links: dict[tuple[str, str], VersionLink] = field(default_factory=dict)
+    # The (paper, DOI) keys of _links by paper and by DOI: a batch decides hundreds of links.
+    _keys_by_paper: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    _keys_by_doi: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     _asked_dois: set[str] = field(default_factory=set)
     _asked_papers: set[str] = field(default_factory=set)
     _missing: set[str] = field(default_factory=set)  # arXiv ids named that citerec lacks
+
+    def know(self, papers: Iterable[Candidate]) -> None:
+        """Remember arXiv papers already read from the catalogue (the batch's identifiers and
+        links), so that statements naming them need no second read."""
+        self.papers.update((c.arxiv_id, c) for c in papers if c.arxiv_id)
 
     def ask_dois(
         self, dois: Iterable[str], in_hand: Sequence[tuple[Candidate, Sequence[str]]] = ()
@@ -242,18 +274,23 @@ class VersionSets:
 
     def ask_papers(self, arxiv_ids: Iterable[str]) -> None:
         """Add every statement naming these arXiv papers, and every statement naming the DOIs
-        found for them (whether another paper claims one too): three statements at most."""
+        found for them (whether another paper claims one too): one statement, and one more for
+        the papers these name that are not in hand yet."""
         wanted = sorted(set(arxiv_ids) - self._asked_papers)
         if not wanted:
             return
         self._asked_papers.update(wanted)
-        found = _select(_BY_ARXIV_ID, {
+        found = _select(_BY_ARXIV_ID_AND_THEIR_DOIS, {
             "ids": wanted,
             "tokens": [_ARXIV_TOKEN + a for a in wanted],
             "arxiv_dois": [arxiv_doi(a) for a in wanted],
+            "in_hand_dois": [], "in_hand_venues": [], "in_hand_volumes": [],
+            "in_hand_pages": [], "in_hand_years": [],
         })  # fmt: skip
+        # Every statement about the papers' own DOIs came with them: those DOIs count as asked.
+        named = set(wanted)
+        self._asked_dois.update(d for a, d, _ in found if a in named and d and not is_arxiv_doi(d))
         self._add(found)
-        self.ask_dois(doi for _, doi, _ in found)
 
     def _add(self, found: Iterable[tuple[str, str, str]]) -> None:
         """Keep each (paper, DOI) pair once, by its strongest statement; learn which papers
@@ -271,11 +308,13 @@ class VersionSets:
             current = self._links.get(key)
             if current is None or _STRENGTH[via] < _STRENGTH[current.via]:
                 self._links[key] = VersionLink(arxiv_id, doi, via)
+                self._keys_by_paper.setdefault(arxiv_id, set()).add(key)
+                self._keys_by_doi.setdefault(doi, set()).add(key)
 
     def for_doi(self, doi: str) -> Decision:
         """Return which known arXiv paper a DOI is the published version of, if exactly one."""
         doi = doi_key(doi)
-        claims = self._claims(lambda link: link.doi == doi)
+        claims = self._claims(self._keys_by_doi.get(doi, ()))
         papers = sorted({c.arxiv_id for c in claims})
         if len(papers) > 1:
             reason = (f"doi:{doi} is claimed by {len(papers)} arXiv papers "
@@ -290,7 +329,7 @@ class VersionSets:
         relation before a journal-ref match); two DOIs of that kind, or a DOI another paper
         claims as well, is a conflict.
         """
-        claims = self._claims(lambda link: link.arxiv_id == arxiv_id)
+        claims = self._claims(self._keys_by_paper.get(arxiv_id, ()))
         if not claims:
             return Decision()
         strongest = [c for c in claims if _STRENGTH[c.via] == _STRENGTH[claims[0].via]]
@@ -304,9 +343,9 @@ class VersionSets:
             return by_doi
         return Decision(link=strongest[0])
 
-    def _claims(self, wanted: Callable[[VersionLink], bool]) -> list[VersionLink]:
-        """Return the statements wanted, strongest first, then by paper and DOI."""
-        found = [link for link in self._links.values() if wanted(link)]
+    def _claims(self, keys: Iterable[tuple[str, str]]) -> list[VersionLink]:
+        """Return the statements of these (paper, DOI) keys, strongest first, then by paper and DOI."""
+        found = [self._links[key] for key in keys]
         return sorted(found, key=lambda c: (_STRENGTH[c.via], c.arxiv_id, c.doi))
 
     def papers_by_doi(self) -> dict[str, Candidate]:

@@ -172,3 +172,21 @@ def test_notices_of_a_contested_arxiv_work_ask_about_its_own_doi_only(catalogue:
     # The arXiv record's own DOI is asked about, as SPEC §4 says, contested or not.
     assert works_keys([work])[work.pk].crossref_doi == doi
     assert versions.published_dois(papers) == {}
+
+
+@pytest.mark.django_db
+def test_a_batch_asks_about_its_papers_and_their_dois_in_one_statement(
+    catalogue: None, django_assert_num_queries: Any
+) -> None:
+    from curation.resolution import catalogue as records
+
+    doi, _, papers = CONTESTED
+    sets = VersionSets()
+    sets.know(records.papers_by_arxiv_id(papers).values())
+    # The paper's own DOI, and the other paper claiming it, come with the paper's statements.
+    with django_assert_num_queries(1):
+        sets.ask_papers([papers[0]])
+    assert sets.for_paper(papers[0]).conflict
+    with django_assert_num_queries(0):
+        sets.ask_dois([doi])  # asked already, with the paper
+    assert {c.arxiv_id for c in sets.for_doi(doi).conflict} == set(papers)
