@@ -36,6 +36,18 @@ RESOLVER_VERSION = "resolver-2.0"
 _S = ResolutionStatus
 
 
+def _cited_fields(parsed: ParsedReference) -> CitedFields:
+    return CitedFields.of(
+        parsed.volume,
+        parsed.first_page,
+        [(a.name, a.surname) for a in parsed.authors],
+        journal=parsed.journal,
+        container=parsed.container,
+        title=parsed.title if parsed.title_usable else None,
+        issue=parsed.issue,
+    )
+
+
 @dataclass
 class ReferenceInput:
     """What one reference says, from raw text or from an imported cited_work."""
@@ -54,7 +66,18 @@ class ReferenceInput:
     origin: str = "raw_reference"
     raw: str | None = None  # the whole reference string, matched against each candidate
     names_given: bool = False  # the string names people (so authors can contradict)
-    cited: CitedFields | None = None  # the parse's volume, first page and authors (conflicts.py)
+    parsed: ParsedReference | None = field(default=None, repr=False, compare=False)  # its parse
+    _cited: CitedFields | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def cited(self) -> CitedFields | None:
+        """The parse's volume, first page and authors (conflicts.py), read when a decision by
+        the string needs them: an identifier decides most references without them."""
+        if self.parsed is None:
+            return None
+        if self._cited is None:
+            self._cited = _cited_fields(self.parsed)
+        return self._cited
 
     @classmethod
     def from_parse(cls, parsed: ParsedReference) -> ReferenceInput:
@@ -73,15 +96,7 @@ class ReferenceInput:
             repairs=[r.to_dict() for r in parsed.repairs],
             raw=parsed.raw,
             names_given=bool(parsed.authors),
-            cited=CitedFields.of(
-                parsed.volume,
-                parsed.first_page,
-                [(a.name, a.surname) for a in parsed.authors],
-                journal=parsed.journal,
-                container=parsed.container,
-                title=parsed.title if parsed.title_usable else None,
-                issue=parsed.issue,
-            ),
+            parsed=parsed,
         )
 
     @classmethod
