@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -36,18 +37,6 @@ RESOLVER_VERSION = "resolver-2.0"
 _S = ResolutionStatus
 
 
-def _cited_fields(parsed: ParsedReference) -> CitedFields:
-    return CitedFields.of(
-        parsed.volume,
-        parsed.first_page,
-        [(a.name, a.surname) for a in parsed.authors],
-        journal=parsed.journal,
-        container=parsed.container,
-        title=parsed.title if parsed.title_usable else None,
-        issue=parsed.issue,
-    )
-
-
 @dataclass
 class ReferenceInput:
     """What one reference says, from raw text or from an imported cited_work."""
@@ -67,17 +56,23 @@ class ReferenceInput:
     raw: str | None = None  # the whole reference string, matched against each candidate
     names_given: bool = False  # the string names people (so authors can contradict)
     parsed: ParsedReference | None = field(default=None, repr=False, compare=False)  # its parse
-    _cited: CitedFields | None = field(default=None, init=False, repr=False, compare=False)
 
-    @property
+    @cached_property
     def cited(self) -> CitedFields | None:
         """The parse's volume, first page and authors (conflicts.py), read when a decision by
         the string needs them: an identifier decides most references without them."""
-        if self.parsed is None:
+        parsed = self.parsed
+        if parsed is None:
             return None
-        if self._cited is None:
-            self._cited = _cited_fields(self.parsed)
-        return self._cited
+        return CitedFields.of(
+            parsed.volume,
+            parsed.first_page,
+            [(a.name, a.surname) for a in parsed.authors],
+            journal=parsed.journal,
+            container=parsed.container,
+            title=parsed.title if parsed.title_usable else None,
+            issue=parsed.issue,
+        )
 
     @classmethod
     def from_parse(cls, parsed: ParsedReference) -> ReferenceInput:
