@@ -35,13 +35,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
 from django.core.cache import caches
 from django.db import connection, transaction
-from django.db.backends.utils import CursorWrapper
 from django.db.models import QuerySet
 
 from curation.record.selectors import record_version
+from curation.server_cursors import server_bound_cursor
 
 # Part of every key and ETag: change it when a list's bytes change for the same rows.
 BUILD = "pages-2"  # pages-2: observations carry version_set
@@ -87,7 +86,7 @@ class RowsMarker:
 
     def read(self) -> str:
         """Return the digest of the page's rows as the database holds them now."""
-        with _server_bound_cursor() as cursor:
+        with server_bound_cursor() as cursor:
             cursor.execute(self.sql, self.params)
             digest, count = cursor.fetchone()
         return f"rows:{count}:{digest or ''}"
@@ -99,22 +98,6 @@ class RowsMarker:
 
 
 Marker = RecordMarker | RowsMarker
-
-
-def _server_bound_cursor() -> CursorWrapper:
-    """Return a cursor whose statements PostgreSQL prepares after a few runs on a connection.
-
-    A page's digest statement is the same text every time its query string is asked (only a
-    new cursor or filter changes it), so preparing it saves the planning on every request
-    (the change feed's: 1.4 ms of 3). As for the record version read
-    (curation/record/selectors.py): Django's own cursor while queries are logged, since
-    psycopg drops a prepared statement's text, which the log would then miss.
-    """
-    connection.ensure_connection()
-    if connection.queries_logged:
-        return connection.cursor()
-    raw: Any = psycopg.Cursor(connection.connection)  # django-stubs expect a wrapper here
-    return connection.make_cursor(raw)
 
 
 @dataclass(frozen=True)

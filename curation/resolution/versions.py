@@ -25,10 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection
-
 from curation.references.identifiers import (
-    arxiv_doi,
+    ARXIV_DOI_PREFIX,
     arxiv_id_from_doi,
     canonical_arxiv_id,
     canonical_doi,
@@ -37,6 +35,7 @@ from curation.references.identifiers import (
 )
 from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate
+from curation.server_cursors import server_bound_cursor
 from curation.states import ResolverSource
 
 ARXIV_DOI, CROSSREF_RELATION, JOURNAL_REF = "arxiv_doi", "crossref_relation", "journal_ref"
@@ -133,24 +132,30 @@ def relation_versions(doi: str, work: Mapping[str, Any]) -> list[str]:
 
 
 # --- lookups -------------------------------------------------------------------------------
-# The statements naming any of a batch's DOIs ($dois, and $tokens: "doi:<doi>" of each). A
-# Crossref work's locator is matched under each of its journal keys; works in hand that the
+# Each list a statement asks about is sent once, as one JSON text (catalogue.json_list), and
+# unpacked by the server into a MATERIALIZED row the rest refers to: the lists were quoted
+# element by element in Python, and parsed by the server wherever they appeared.
+def _unpacked(name: str) -> str:
+    return catalogue.UNPACKED.replace("%s", f"%({name})s")
+
+
+# The statements naming any of a batch's DOIs (`asked`: dois, and tokens "doi:<doi>" of each).
+# A Crossref work's locator is matched under each of its journal keys; works in hand that the
 # catalogue lacks yet (the Crossref API's answers) come as their own locator rows.
 _LOCATED = """
 located AS (
     SELECT c.doi, k.venue, c.volume, c.first_page AS page, c.year
       FROM resolution_crossrefwork c
      CROSS JOIN LATERAL unnest(ARRAY[c.venue_key, c.short_venue_key]) AS k(venue)
-     WHERE c.doi = ANY($dois) AND c.volume <> '' AND k.venue <> ''
+     WHERE c.doi = ANY((SELECT dois FROM asked)::text[]) AND c.volume <> '' AND k.venue <> ''
     UNION ALL
-    SELECT * FROM unnest(%(in_hand_dois)s::text[], %(in_hand_venues)s::text[],
-                         %(in_hand_volumes)s::text[], %(in_hand_pages)s::text[],
-                         %(in_hand_years)s::int[])
+    SELECT * FROM jsonb_to_recordset(%(in_hand)s::jsonb)
+        AS h(doi text, venue text, volume text, page text, year int)
 )
 """
 _DOI_STATEMENTS = """
 SELECT p.arxiv_id, p.doi, 'arxiv_doi' FROM curation_paper p
- WHERE p.doi = ANY($dois) AND p.doi <> ''  -- said, so that the partial index paper_doi serves
+ WHERE p.doi = ANY((SELECT dois FROM asked)::text[]) AND p.doi <> ''  -- so the partial index serves
 UNION ALL
 SELECT p.arxiv_id, q.doi, 'journal_ref' FROM located q
   JOIN resolution_paperlocator l
@@ -160,61 +165,68 @@ SELECT p.arxiv_id, q.doi, 'journal_ref' FROM located q
 UNION ALL
 SELECT substr(t.token, 7), c.doi, 'crossref_relation'
   FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
- WHERE c.doi = ANY($dois) AND t.token LIKE 'arxiv:%%'
+ WHERE c.doi = ANY((SELECT dois FROM asked)::text[]) AND t.token LIKE 'arxiv:%%'
 UNION ALL
 SELECT substr(c.doi, 16), substr(t.token, 5), 'crossref_relation'
   FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
- WHERE c.arxiv_versions <> '{}' AND c.arxiv_versions && $tokens AND t.token = ANY($tokens)
+ WHERE c.arxiv_versions <> '{}' AND c.arxiv_versions && (SELECT tokens FROM asked)
+   AND t.token = ANY((SELECT tokens FROM asked)::varchar[])
 """
 
+_BY_DOI = (
+    f"""
+WITH asked AS MATERIALIZED (
+    SELECT d.dois, ARRAY(SELECT 'doi:' || x FROM unnest(d.dois) AS x)::varchar[] AS tokens
+      FROM (SELECT {_unpacked("dois")} AS dois) d
+),"""
+    + _LOCATED
+    + _DOI_STATEMENTS
+)
 
-def _doi_sql(text: str, dois: str, tokens: str) -> str:
-    return text.replace("$dois", dois).replace("$tokens", tokens)
-
-
-_BY_DOI = "WITH " + _doi_sql(_LOCATED + _DOI_STATEMENTS, "%(dois)s", "%(tokens)s::varchar[]")
-
-# The statements naming any of a batch's arXiv papers.
+# The statements naming a batch's arXiv papers (`papers`: ids, their tokens "arxiv:<id>" and
+# their arXiv DOIs; `batch`: those papers' rows, read once for the two statements they make).
 _BY_ARXIV_ID = """
-SELECT p.arxiv_id, p.doi, 'arxiv_doi' FROM curation_paper p
- WHERE p.arxiv_id = ANY(%(ids)s) AND p.doi <> ''
+SELECT b.arxiv_id, b.doi, 'arxiv_doi' FROM batch b WHERE b.doi <> ''
 UNION ALL
-SELECT p.arxiv_id, c.doi, 'journal_ref' FROM curation_paper p
-  JOIN resolution_paperlocator l ON l.paper_id = p.id
+SELECT b.arxiv_id, c.doi, 'journal_ref' FROM batch b
+  JOIN resolution_paperlocator l ON l.paper_id = b.id
   JOIN resolution_crossrefwork c
     ON c.volume = l.volume AND c.first_page = l.first_page
    AND l.venue_key IN (c.venue_key, c.short_venue_key)
- WHERE p.arxiv_id = ANY(%(ids)s) AND c.volume <> ''
-   AND (l.year IS NULL OR c.year IS NULL OR abs(l.year - c.year) <= 1)
+ WHERE c.volume <> '' AND (l.year IS NULL OR c.year IS NULL OR abs(l.year - c.year) <= 1)
 UNION ALL
 SELECT substr(t.token, 7), c.doi, 'crossref_relation'
   FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
- WHERE c.arxiv_versions <> '{}' AND c.arxiv_versions && %(tokens)s::varchar[]
-   AND t.token = ANY(%(tokens)s)
+ WHERE c.arxiv_versions <> '{}' AND c.arxiv_versions && (SELECT tokens FROM papers)
+   AND t.token = ANY((SELECT tokens FROM papers)::varchar[])
 UNION ALL
 SELECT substr(c.doi, 16), substr(t.token, 5), 'crossref_relation'
   FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
- WHERE c.doi = ANY(%(arxiv_dois)s) AND t.token LIKE 'doi:%%'
+ WHERE c.doi = ANY((SELECT arxiv_dois FROM papers)::text[]) AND t.token LIKE 'doi:%%'
 """
 
 # The statements naming a batch's arXiv papers, and those naming the DOIs these give (whether
 # another paper claims one too), in one statement: a round trip and a plan fewer a batch.
-_BY_ARXIV_ID_AND_THEIR_DOIS = (
-    "WITH named AS (" + _BY_ARXIV_ID + """),
-asked AS (
-    SELECT coalesce(array_agg(DISTINCT lower(btrim(doi))), '{}')::text[] AS dois,
-           coalesce(array_agg(DISTINCT 'doi:' || lower(btrim(doi))), '{}')::varchar[] AS tokens
-      FROM named WHERE doi <> '' AND lower(doi) NOT LIKE '10.48550/arxiv.%%'
-),"""
-    + _doi_sql(_LOCATED, "(SELECT dois FROM asked)::text[]", "(SELECT tokens FROM asked)::varchar[]")
-    + "SELECT * FROM named UNION ALL ("
-    + _doi_sql(_DOI_STATEMENTS, "(SELECT dois FROM asked)::text[]", "(SELECT tokens FROM asked)::varchar[]")
-    + ")"
-)
+_BY_ARXIV_ID_AND_THEIR_DOIS = f"""
+WITH papers AS MATERIALIZED (
+    SELECT a.ids, ARRAY(SELECT 'arxiv:' || x FROM unnest(a.ids) AS x)::varchar[] AS tokens,
+           ARRAY(SELECT '{ARXIV_DOI_PREFIX}' || lower(x) FROM unnest(a.ids) AS x) AS arxiv_dois
+      FROM (SELECT {_unpacked("ids")} AS ids) a
+),
+batch AS MATERIALIZED (
+    SELECT p.id, p.arxiv_id, p.doi FROM curation_paper p
+     WHERE p.arxiv_id = ANY((SELECT ids FROM papers)::text[])
+),
+named AS ({_BY_ARXIV_ID}),
+asked AS MATERIALIZED (
+    SELECT coalesce(array_agg(DISTINCT lower(btrim(doi))), '{{}}')::text[] AS dois,
+           coalesce(array_agg(DISTINCT 'doi:' || lower(btrim(doi))), '{{}}')::varchar[] AS tokens
+      FROM named WHERE doi <> '' AND lower(doi) NOT LIKE '{ARXIV_DOI_PREFIX}%%'
+),{_LOCATED}SELECT * FROM named UNION ALL ({_DOI_STATEMENTS})"""
 
 
 def _select(sql: str, params: dict[str, Any]) -> list[tuple[str, str, str]]:
-    with connection.cursor() as cursor:
+    with server_bound_cursor() as cursor:
         cursor.execute(sql, params)
         return [(str(a), doi_key(str(d)), str(via)) for a, d, via in cursor.fetchall()]
 
@@ -256,15 +268,15 @@ class VersionSets:
         if not wanted:
             return
         self._asked_dois.update(wanted)
-        rows = [(c.doi, venue, c.volume, c.first_page, c.years[0] if c.years else None)
-                for c, _ in in_hand if c.volume for venue in c.venue_keys]  # fmt: skip
-        found = _select(_BY_DOI, {
-            "dois": wanted,
-            "tokens": [_DOI_TOKEN + d for d in wanted],
-            "in_hand_dois": [r[0] for r in rows], "in_hand_venues": [r[1] for r in rows],
-            "in_hand_volumes": [r[2] for r in rows], "in_hand_pages": [r[3] for r in rows],
-            "in_hand_years": [r[4] for r in rows],
-        })  # fmt: skip
+        in_hand_rows = [
+            {"doi": c.doi, "venue": venue, "volume": c.volume, "page": c.first_page,
+             "year": c.years[0] if c.years else None}
+            for c, _ in in_hand if c.volume for venue in c.venue_keys
+        ]  # fmt: skip
+        found = _select(
+            _BY_DOI,
+            {"dois": catalogue.json_list(wanted), "in_hand": catalogue.json_list(in_hand_rows)},
+        )
         for candidate, tokens in in_hand:
             for token in tokens:
                 if token.startswith(_ARXIV_TOKEN):
@@ -280,13 +292,9 @@ class VersionSets:
         if not wanted:
             return
         self._asked_papers.update(wanted)
-        found = _select(_BY_ARXIV_ID_AND_THEIR_DOIS, {
-            "ids": wanted,
-            "tokens": [_ARXIV_TOKEN + a for a in wanted],
-            "arxiv_dois": [arxiv_doi(a) for a in wanted],
-            "in_hand_dois": [], "in_hand_venues": [], "in_hand_volumes": [],
-            "in_hand_pages": [], "in_hand_years": [],
-        })  # fmt: skip
+        found = _select(
+            _BY_ARXIV_ID_AND_THEIR_DOIS, {"ids": catalogue.json_list(wanted), "in_hand": "[]"}
+        )
         # Every statement about the papers' own DOIs came with them: those DOIs count as asked.
         named = set(wanted)
         self._asked_dois.update(d for a, d, _ in found if a in named and d and not is_arxiv_doi(d))
