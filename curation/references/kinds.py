@@ -43,7 +43,18 @@ def _has_word(text: str, word: str, whole: bool = False) -> bool:
     return False
 
 
+def _has_any_word(text: str, words: tuple[str, ...], whole: bool = False) -> bool:
+    """Return whether any of `words` starts a word of `text` (see _has_word). Most references
+    hold none of them: a plain `in` rules a word out before its positions are walked."""
+    for word in words:
+        if word in text and _has_word(text, word, whole):
+            return True
+    return False
+
+
 def _has_tech_report(lowered: str) -> bool:
+    if "tech" not in lowered:
+        return False
     return any(_TECH_REPORT.match(lowered, at) for at in _word_starts(lowered, "tech"))
 
 
@@ -74,14 +85,14 @@ def kind_of(
     ids = identifiers
     if ids.github or "github.com" in lowered or "(version" in lowered:
         return "software"
-    if any(_has_word(lowered, word, whole=True) for word in _THESIS_WORDS):
+    if _has_any_word(lowered, _THESIS_WORDS, whole=True):
         return "thesis"
     if _has_tech_report(lowered):
         return "report"
     if url and not ids.dois and not ids.arxiv and (not authors or not title):
         return "web"
-    book = any(_has_word(lowered, word) for word in _BOOK_WORDS) or _has_edition(lowered)
-    if book and not any(_has_word(lowered, word) for word in _SERIAL_WORDS):
+    book = _has_any_word(lowered, _BOOK_WORDS) or _has_edition(lowered)
+    if book and not _has_any_word(lowered, _SERIAL_WORDS):
         return "book"
     if ids.arxiv and not venue:
         return "preprint"

@@ -59,13 +59,17 @@ def _stopwords() -> frozenset[str]:
     return frozenset(w.lower() for w in _ltwa().stopwords) | {"the", "a", "an", "and", "of"}
 
 
+_NOT_KEY_CHARS = re.compile(r"[^a-z0-9]")
+_NOT_KB_CHARS = re.compile(r"[^A-Z0-9&]+")
+
+
 @lru_cache(maxsize=200_000)
 def word_key(word: str) -> str:
     """Return the LTWA abbreviation of one word, lower case, letters and digits only ("" = drop)."""
     folded = unidecode(word)
     lower = folded.lower()
     if "&" in folded:
-        return re.sub(r"[^a-z0-9]", "", lower)  # "A&AS": an acronym, never abbreviated
+        return _NOT_KEY_CHARS.sub("", lower)  # "A&AS": an acronym, never abbreviated
     if len(folded) == 1 and folded.isupper():
         return lower  # a series letter ("Phys. Rev. A"), not the article "a"
     if lower in _stopwords() or not folded:
@@ -76,13 +80,13 @@ def word_key(word: str) -> str:
 
     # The guide is padded: an abbreviation may be longer than a short word it matches.
     abbreviated, _ = _ltwa().abbreviate(Pattern.normalize(folded), folded, folded.ljust(40))
-    return re.sub(r"[^a-z0-9]", "", abbreviated.lower()) or lower
+    return _NOT_KEY_CHARS.sub("", abbreviated.lower()) or lower
 
 
 def _kb_name(name: str) -> str:
     """Return a journal name as INSPIRE's list writes its forms ("A&A SUPPL SER", "PHYS REV D")."""
     text = _AMPERSAND.sub("&", unidecode(name).upper())
-    return " ".join(re.sub(r"[^A-Z0-9&]+", " ", text).split())
+    return " ".join(_NOT_KB_CHARS.sub(" ", text).split())
 
 
 @cache
