@@ -184,7 +184,8 @@ WITH asked AS MATERIALIZED (
 )
 
 # The statements naming a batch's arXiv papers (`papers`: ids, their tokens "arxiv:<id>" and
-# their arXiv DOIs; `batch`: those papers' rows, read once for the two statements they make).
+# their arXiv DOIs; `batch`: those papers' rows, and whether each has a locator, for the two
+# statements they make).
 _BY_ARXIV_ID = """
 SELECT b.arxiv_id, b.doi, 'arxiv_doi' FROM batch b WHERE b.doi <> ''
 UNION ALL
@@ -193,7 +194,8 @@ SELECT b.arxiv_id, c.doi, 'journal_ref' FROM batch b
   JOIN resolution_crossrefwork c
     ON c.volume = l.volume AND c.first_page = l.first_page
    AND l.venue_key IN (c.venue_key, c.short_venue_key)
- WHERE c.volume <> '' AND (l.year IS NULL OR c.year IS NULL OR abs(l.year - c.year) <= 1)
+ WHERE b.located AND c.volume <> ''
+   AND (l.year IS NULL OR c.year IS NULL OR abs(l.year - c.year) <= 1)
 UNION ALL
 SELECT substr(t.token, 7), c.doi, 'crossref_relation'
   FROM resolution_crossrefwork c CROSS JOIN LATERAL unnest(c.arxiv_versions) AS t(token)
@@ -213,9 +215,12 @@ WITH papers AS MATERIALIZED (
            ARRAY(SELECT '{ARXIV_DOI_PREFIX}' || lower(x) FROM unnest(a.ids) AS x) AS arxiv_dois
       FROM (SELECT {_unpacked("ids")} AS ids) a
 ),
-batch AS MATERIALIZED (
-    SELECT p.id, p.arxiv_id, p.doi FROM curation_paper p
-     WHERE p.arxiv_id = ANY((SELECT ids FROM papers)::text[])
+batch AS MATERIALIZED (  -- the papers in hand come with their rows; the rest are read
+    SELECT * FROM jsonb_to_recordset(%(in_hand_papers)s::jsonb)
+        AS h(id bigint, arxiv_id text, doi text, located boolean)
+    UNION ALL
+    SELECT p.id, p.arxiv_id, p.doi, true FROM curation_paper p
+     WHERE p.arxiv_id = ANY({_unpacked("unread")})
 ),
 named AS ({_BY_ARXIV_ID}),
 asked AS MATERIALIZED (
@@ -292,9 +297,16 @@ class VersionSets:
         if not wanted:
             return
         self._asked_papers.update(wanted)
-        found = _select(
-            _BY_ARXIV_ID_AND_THEIR_DOIS, {"ids": catalogue.json_list(wanted), "in_hand": "[]"}
-        )
+        # A paper read from the catalogue this batch brings its row: no second read of it.
+        in_hand = [self.papers[a] for a in wanted if a in self.papers]
+        rows = [{"id": c.paper_id, "arxiv_id": c.arxiv_id, "doi": c.doi or "",
+                 "located": bool(c.volume)} for c in in_hand if c.paper_id is not None]  # fmt: skip
+        given = {r["arxiv_id"] for r in rows}
+        found = _select(_BY_ARXIV_ID_AND_THEIR_DOIS, {
+            "ids": catalogue.json_list(wanted), "in_hand": "[]",
+            "in_hand_papers": catalogue.json_list(rows),
+            "unread": catalogue.json_list(a for a in wanted if a not in given),
+        })  # fmt: skip
         # Every statement about the papers' own DOIs came with them: those DOIs count as asked.
         named = set(wanted)
         self._asked_dois.update(d for a, d, _ in found if a in named and d and not is_arxiv_doi(d))

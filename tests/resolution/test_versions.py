@@ -190,3 +190,23 @@ def test_a_batch_asks_about_its_papers_and_their_dois_in_one_statement(
     with django_assert_num_queries(0):
         sets.ask_dois([doi])  # asked already, with the paper
     assert {c.arxiv_id for c in sets.for_doi(doi).conflict} == set(papers)
+
+
+@pytest.mark.django_db
+def test_papers_in_hand_give_the_statements_their_rows_would(catalogue: None) -> None:
+    """A paper the batch read already brings its row (DOI, locator) instead of a second read:
+    the statements, and so the decisions, are the same either way, also in one ask that
+    mixes papers in hand with papers not."""
+    from curation.resolution import catalogue as records
+
+    papers = [found[0] for found in VERSION_SETS] + list(CONTESTED[2])
+    read = VersionSets()
+    read.ask_papers(papers)
+    for held_ones in (papers, papers[::2]):
+        held = VersionSets()
+        held.know(records.papers_by_arxiv_id(held_ones).values())
+        held.ask_papers(papers)
+        assert held._links == read._links
+        assert [held.for_paper(a) for a in papers] == [read.for_paper(a) for a in papers]
+    for arxiv_id, _, doi, via in VERSION_SETS:
+        assert read.for_paper(arxiv_id).link == versions.VersionLink(arxiv_id, doi, via)
