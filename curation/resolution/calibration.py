@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -96,7 +97,9 @@ def weights() -> tuple[float, ...]:
 
 def probability_of(values: Sequence[float], fitted: Sequence[float]) -> float:
     """Return the logistic model's probability for one link's features."""
-    z = sum(w * x for w, x in zip(fitted, values, strict=True))
+    if len(values) != len(fitted):
+        raise ValueError(f"{len(values)} features for {len(fitted)} weights")
+    z = sum(map(operator.mul, fitted, values))
     return 1.0 / (1.0 + math.exp(-z)) if z > -50 else 0.0
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from curation.resolution.catalogue import Candidate
 from curation.resolution.text import fold_name, title_norm
@@ -72,7 +73,9 @@ class CitedFields:
     def people_named(self, candidate: Candidate) -> bool:
         """Return whether the reference names a person who is not a word of the candidate's
         journal ("J. Cereb. Blood Flow Metab." also reads as the author "J. Cereb")."""
-        venue = set(title_norm(candidate.venue).split())
+        if not self.people:
+            return False
+        venue = title_norm(candidate.venue).split()
         return any(p not in venue for p in self.people)
 
 
@@ -82,6 +85,9 @@ def _plain(value: str | None) -> str:
     return text.lstrip("0") or text if text.isdigit() else ""
 
 
+# Every candidate's volume and page is compared for each reference it is checked against, and
+# they repeat: remembered (a pure function of the text).
+@lru_cache(maxsize=65_536)
 def _number(value: str | None) -> str:
     """Return a volume or page as compared: its digits ("AC19", "D60", "e1234" print a series or
     an article letter some sources drop), or "" unless it is a plain number."""

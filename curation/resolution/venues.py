@@ -198,6 +198,7 @@ def locator_pairs(raw: str, *, unglued: bool = False) -> list[tuple[str, str]]:
 _PAGE_KEY = re.compile(r"([a-z]?)0*(\d+)")
 
 
+@lru_cache(maxsize=65_536)  # called for every number of every candidate checked: they repeat
 def page_key(page: str) -> str:
     """Return a first page or volume for comparison: lower case, leading zeros dropped."""
     text = (page or "").strip().lower()
