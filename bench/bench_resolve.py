@@ -28,6 +28,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 os.environ["CITEREC_OFFLINE"] = "1"
+# As the workers run: DEBUG off (with it, Django logs every statement and the resolver's reads
+# are not prepared; DEBUG=1 in the environment measures that), and their garbage collector
+# settings (citerec/celery.py), applied once the process has loaded what it keeps.
+os.environ.setdefault("DEBUG", "0")
+os.environ.setdefault("SECRET_KEY", "bench-resolve-" + "k" * 50)
 N_REFS = 12000
 
 
@@ -136,6 +141,7 @@ def main() -> None:
     from bench_catalogue import generate
     from django.db import connection
 
+    from citerec.celery import _collect_less  # the workers' process setup
     from curation.audit import Actor
     from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 
@@ -155,6 +161,7 @@ def main() -> None:
                 rows: list[Any] = cursor.fetchall()
             rng.shuffle(rows)
             sample = rows[:N_REFS]
+            _collect_less()
             print(f"catalogue {count:,} papers; {len(sample):,} references per kind")
             for kind in ("identifier", "title only", "mixed"):
                 refs = make_refs(sample, kind, rng)

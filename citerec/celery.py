@@ -104,11 +104,14 @@ _WARM_REFERENCE = "Smith, J. A title of a paper. Phys. Rev. D 98, 030001 (2018).
 
 @worker_process_init.connect
 def _collect_less(sender: Any = None, **kwargs: Any) -> None:
-    """In each pool process: load the parser's tables, then keep them (and everything loaded
-    so far) out of the garbage collector's walks, and collect young objects less often."""
+    """In each pool process: load the parser's and the venues' tables, then keep them (and
+    everything loaded so far) out of the garbage collector's walks, and collect young objects
+    less often."""
     from curation.references import parse_reference
+    from curation.resolution.venues import load_tables
 
     parse_reference(_WARM_REFERENCE)
+    load_tables()
     gc.collect()
     gc.freeze()  # long-lived from here on: never walked again
     gc.set_threshold(*GC_THRESHOLDS)

@@ -54,6 +54,15 @@ def _ltwa() -> Any:
     return Abbreviate.create()
 
 
+def load_tables() -> None:
+    """Load the journal-name tables (LTWA, INSPIRE's journal list: about 0.8 s) now rather than
+    at the first venue compared. A worker process loads them before it freezes what it keeps
+    for life (citerec/celery.py): its first job does not pay for them, and the garbage
+    collector never walks their objects."""
+    _stopwords()
+    _inspire()
+
+
 @cache
 def _stopwords() -> frozenset[str]:
     return frozenset(w.lower() for w in _ltwa().stopwords) | {"the", "a", "an", "and", "of"}
