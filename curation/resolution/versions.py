@@ -298,9 +298,9 @@ class VersionSets:
             return
         self._asked_papers.update(wanted)
         # A paper read from the catalogue this batch brings its row: no second read of it.
-        in_hand = [self.papers[a] for a in wanted if a in self.papers]
+        held = [self.papers[a] for a in wanted if a in self.papers]
         rows = [{"id": c.paper_id, "arxiv_id": c.arxiv_id, "doi": c.doi or "",
-                 "located": bool(c.volume)} for c in in_hand if c.paper_id is not None]  # fmt: skip
+                 "located": bool(c.volume)} for c in held if c.paper_id is not None]  # fmt: skip
         given = {r["arxiv_id"] for r in rows}
         found = _select(_BY_ARXIV_ID_AND_THEIR_DOIS, {
             "ids": catalogue.json_list(wanted), "in_hand": "[]",
