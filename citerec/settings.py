@@ -72,6 +72,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A statement cut by the web processes' time limit answers 503 (citerec/statement_timeout.py)
+    "citerec.statement_timeout.StatementTimeoutMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
@@ -130,6 +132,9 @@ if MIGRATION_DATABASE_URL and _COMMAND in ("migrate", "grant_runtime_role"):
 if not env_bool("CITEREC_DB_JIT", default=False):
     _OPTIONS = DATABASES["default"].setdefault("OPTIONS", {})
     _OPTIONS["options"] = f"{_OPTIONS.get('options', '')} -c jit=off".strip()
+# Web processes only (citerec/wsgi.py adds it to the connection options): a statement running
+# longer is cancelled and the request answered 503, so no request holds a web thread for minutes.
+WEB_STATEMENT_TIMEOUT_MS = env_int("WEB_STATEMENT_TIMEOUT_MS", 15_000)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -224,6 +229,12 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
+    ],
+    # DRF's JSON parser, refusing JSON nested past Python's recursion limit with a 400
+    "DEFAULT_PARSER_CLASSES": [
+        "api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "api.pagination.Cursor",
