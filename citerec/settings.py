@@ -71,6 +71,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Every admin search cut to its bounds, with a message (curation/admin/search_bounds.py)
+    "curation.admin.search_bounds.AdminSearchBoundMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # A statement cut by the web processes' time limit answers 503 (citerec/statement_timeout.py)
     "citerec.statement_timeout.StatementTimeoutMiddleware",
@@ -154,6 +156,11 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 # WhiteNoise serves STATIC_ROOT after `collectstatic` (compressed), and the apps' own static
 # files otherwise, so DEBUG=0 serves the admin's CSS even where nobody ran collectstatic.
 WHITENOISE_USE_FINDERS = True
+
+# An admin search (every changelist's box, autocomplete lookups) runs at most this many words
+# and characters; a longer one is cut, and the curator told (curation/admin/search_bounds.py).
+ADMIN_SEARCH_MAX_TERMS = env_int("ADMIN_SEARCH_MAX_TERMS", 10)
+ADMIN_SEARCH_MAX_CHARS = env_int("ADMIN_SEARCH_MAX_CHARS", 300)
 
 # --- Client addresses and admin logins --------------------------------------------------
 # Proxies in front of the app that append to X-Forwarded-For; 0 ignores the header, so a client
