@@ -64,8 +64,8 @@ class AdminSearchBoundMiddleware:
             return
         query = request.GET.copy()
         query[name] = cut
-        query._mutable = False  # as Django hands it to views: read-only
-        request.GET = query  # type: ignore[assignment]  (the same QueryDict, now read-only)
+        query._mutable = False  # read-only, as Django hands it to views (the stubs cannot say)
+        request.GET = query  # type: ignore[assignment]
         if tell:
             messages.warning(
                 request,
