@@ -285,6 +285,9 @@ _CACHE_TIMEOUTS = {
     "default": 300,
     "records": env_int("API_RECORD_CACHE_SECONDS", 86_400),
 }
+# A list page of a free-text search (papers?search=) is one entry per distinct search, so it is
+# kept a short while only (api/page_cache.py); Redis's maxmemory policy bounds the rest (README).
+API_SEARCH_CACHE_SECONDS = env_int("API_SEARCH_CACHE_SECONDS", 600)
 # Every Redis key of a deployment (cache and broker) can carry one prefix, so deployments or CI
 # runs can share a Redis server without sharing queues or counts.
 REDIS_KEY_PREFIX = env_str("REDIS_KEY_PREFIX")
