@@ -3,9 +3,8 @@
 Django answers a request it refuses before or around a view (a body past
 DATA_UPLOAD_MAX_MEMORY_SIZE, more than DATA_UPLOAD_MAX_NUMBER_FIELDS parameters, an uncaught
 exception) with its handler400 and handler500 pages, which are HTML. An API client reads JSON,
-so under /api/ these handlers answer the API's error document instead. A statement cancelled by
-the web processes' statement_timeout (citerec/statement_timeout.py) is not a bug of the request
-but a load the site refused: 503 with a sentence, not a traceback.
+so under /api/ these handlers answer the API's error document instead (the one DRF's views
+answer, api/errors.py), with no detail of a server error: that goes to the log.
 """
 
 from __future__ import annotations

@@ -40,8 +40,8 @@ def limit_statements(databases: Mapping[str, Any], milliseconds: int) -> None:
         return
     for database in databases.values():
         options = database.setdefault("OPTIONS", {})
-        options["options"] = f"{options.get('options', '')} -c statement_timeout={milliseconds}"
-        options["options"] = options["options"].strip()
+        limit = f"-c statement_timeout={milliseconds}"
+        options["options"] = f"{options.get('options', '')} {limit}".strip()
 
 
 def cancelled_statement(exc: BaseException) -> bool:
