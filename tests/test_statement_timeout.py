@@ -14,8 +14,10 @@ from django.db import connection
 from django.test import Client
 
 from tests.conftest import database_url
+from tests.runtime_roles import RuntimeRole, runtime_role_fixture
 
 REPO = Path(__file__).resolve().parents[1]
+runtime_role = runtime_role_fixture("stmt_timeout")
 SHOW_TIMEOUT = (
     "from django.db import connection\n"
     "with connection.cursor() as c:\n"
@@ -23,12 +25,12 @@ SHOW_TIMEOUT = (
 )
 
 
-def statement_timeout_of(code: str) -> str:
-    """Return the statement_timeout a fresh process's connection runs with after `code`."""
+def statement_timeout_of(code: str, url: str) -> str:
+    """Return the statement_timeout a fresh process's connection to `url` runs with after `code`."""
     environ = os.environ | {
         "DJANGO_SETTINGS_MODULE": "citerec.settings",
         "DEBUG": "1",
-        "DATABASE_URL": database_url(),
+        "DATABASE_URL": url,
         "WEB_STATEMENT_TIMEOUT_MS": "1234",
     }
     done = subprocess.run(
@@ -40,12 +42,16 @@ def statement_timeout_of(code: str) -> str:
 
 
 @pytest.mark.django_db
-def test_the_wsgi_entry_point_limits_statements_and_other_processes_do_not() -> None:
-    web = statement_timeout_of("import citerec.wsgi\n")
-    command = statement_timeout_of("import django; django.setup()\n")
+def test_the_wsgi_entry_point_limits_statements_and_other_processes_do_not(
+    runtime_role: RuntimeRole,
+) -> None:
+    # As production connects: the web and the workers as the runtime role.
+    web = statement_timeout_of("import citerec.wsgi\n", runtime_role.url())
+    command = statement_timeout_of("import django; django.setup()\n", runtime_role.url())
+    owner = statement_timeout_of("import django; django.setup()\n", database_url())
 
     assert web == "1234ms"
-    assert command == "0"
+    assert command == owner == "0"
 
 
 @pytest.fixture
