@@ -11,12 +11,10 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-NO_STORE = "no-store"
+from citerec.error_pages import NO_STORE, api_error, error_body
 
-
-def error_body(status_code: int, code: str, detail: Any) -> dict[str, Any]:
-    """Return the API's error document."""
-    return {"error": {"status": status_code, "code": code, "detail": detail}}
+# One error document for the API and for what Django answers under /api/ before or after a view
+__all__ = ["NO_STORE", "error_body", "exception_handler", "not_found"]
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -42,8 +40,4 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 @csrf_exempt
 def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     """Answer an unknown API path with a JSON 404."""
-    response = JsonResponse(
-        error_body(status.HTTP_404_NOT_FOUND, "not_found", "no such API endpoint"), status=404
-    )
-    response["Cache-Control"] = NO_STORE
-    return response
+    return api_error(status.HTTP_404_NOT_FOUND, "not_found", "no such API endpoint")

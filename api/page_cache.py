@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import caches
 from django.db import connection, transaction
 from django.db.models import QuerySet
@@ -45,7 +46,8 @@ from curation.server_cursors import server_bound_cursor
 # Part of every key and ETag: change it when a list's bytes change for the same rows.
 BUILD = "pages-2"  # pages-2: observations carry version_set
 # Built pages share the record cache (API_RECORD_CACHE_SECONDS: its timeout; 0 turns both off):
-# like record bytes, a key names one state of what it shows, so only memory bounds its life.
+# like record bytes, a key names one state of what it shows, so only memory bounds its life;
+# search pages, unbounded in number, get API_SEARCH_CACHE_SECONDS (store_body).
 CACHE = "records"
 
 _FINGERPRINT_SQL = (
@@ -158,11 +160,18 @@ def cached_body(page: Page) -> bytes | None:
     return body
 
 
-def store_body(page: Page, body: bytes) -> None:
-    """Keep the page's bytes in the shared cache and this process."""
+def store_body(page: Page, body: bytes, *, searched: bool = False) -> None:
+    """Keep the page's bytes in the shared cache and this process.
+
+    A page of a free-text search is kept API_SEARCH_CACHE_SECONDS only: every distinct search is
+    one more entry, and a client can ask any number of them, where plain list pages are few.
+    """
     if not _enabled():
         return
-    caches[CACHE].set(page.key, body)
+    if searched:
+        caches[CACHE].set(page.key, body, settings.API_SEARCH_CACHE_SECONDS)
+    else:
+        caches[CACHE].set(page.key, body)
     _keep_locally(page.key, body)
 
 

@@ -1,6 +1,9 @@
 """Choose the SECRET_KEY: never a public one when DEBUG is off.
 
-- `SECRET_KEY` set: used, unless DEBUG is off and it is a key published in this repository.
+- `SECRET_KEY` set: used, unless DEBUG is off and it is a key published in this repository, or
+  a weak one by Django's own measure (`check --deploy`, security.W009): fewer than 50
+  characters, fewer than 5 different ones, or "django-insecure-" in front. The history signing
+  key derives from it (curation/history.py), so a guessable key would let history be forged.
 - unset, `DEBUG=1`: the public development key. It starts with "django-insecure-", so
   `manage.py check --deploy` flags it (security.W009).
 - unset, `DEBUG=0`, embedded database (no `DATABASE_URL`, a single machine): a random key made
@@ -25,6 +28,10 @@ PUBLIC_KEYS = frozenset(
     }
 )
 LOCAL_KEY_FILE = "secret_key"
+# Django's measure of a strong key (django.core.checks.security.base, security.W009).
+MIN_LENGTH = 50
+MIN_UNIQUE_CHARACTERS = 5
+INSECURE_PREFIX = "django-insecure-"
 
 
 def local_secret_key(data_dir: Path) -> str:
@@ -41,9 +48,18 @@ def local_secret_key(data_dir: Path) -> str:
             with os.fdopen(fd, "w") as handle:
                 handle.write(candidate)
     key = path.read_text().strip()
-    if len(key) < 50:
+    if len(key) < MIN_LENGTH:
         raise ImproperlyConfigured(f"{path} holds no usable key; delete it to make a new one")
     return key
+
+
+def weak(key: str) -> bool:
+    """Return whether Django's deployment check would call the key insecure."""
+    return (
+        len(key) < MIN_LENGTH
+        or len(set(key)) < MIN_UNIQUE_CHARACTERS
+        or key.startswith(INSECURE_PREFIX)
+    )
 
 
 def choose_secret_key(
@@ -59,6 +75,13 @@ def choose_secret_key(
             raise ImproperlyConfigured(
                 "SECRET_KEY is the development key published in the repository; "
                 "set a secret one when DEBUG is off"
+            )
+        if not debug and weak(configured):
+            raise ImproperlyConfigured(
+                f"SECRET_KEY is too weak for DEBUG off: it needs {MIN_LENGTH} characters or "
+                f"more, {MIN_UNIQUE_CHARACTERS} different ones or more, and no "
+                f"{INSECURE_PREFIX!r} in front (make one with "
+                "python -c 'import secrets; print(secrets.token_urlsafe(50))')"
             )
         return configured
     if debug:

@@ -71,7 +71,11 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Every admin search cut to its bounds, with a message (curation/admin/search_bounds.py)
+    "curation.admin.search_bounds.AdminSearchBoundMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A statement cut by the web processes' time limit answers 503 (citerec/statement_timeout.py)
+    "citerec.statement_timeout.StatementTimeoutMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks
 ]
 
@@ -130,6 +134,9 @@ if MIGRATION_DATABASE_URL and _COMMAND in ("migrate", "grant_runtime_role"):
 if not env_bool("CITEREC_DB_JIT", default=False):
     _OPTIONS = DATABASES["default"].setdefault("OPTIONS", {})
     _OPTIONS["options"] = f"{_OPTIONS.get('options', '')} -c jit=off".strip()
+# Web processes only (citerec/wsgi.py adds it to the connection options): a statement running
+# longer is cancelled and the request answered 503, so no request holds a web thread for minutes.
+WEB_STATEMENT_TIMEOUT_MS = env_int("WEB_STATEMENT_TIMEOUT_MS", 15_000)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -149,6 +156,11 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 # WhiteNoise serves STATIC_ROOT after `collectstatic` (compressed), and the apps' own static
 # files otherwise, so DEBUG=0 serves the admin's CSS even where nobody ran collectstatic.
 WHITENOISE_USE_FINDERS = True
+
+# An admin search (every changelist's box, autocomplete lookups) runs at most this many words
+# and characters; a longer one is cut, and the curator told (curation/admin/search_bounds.py).
+ADMIN_SEARCH_MAX_TERMS = env_int("ADMIN_SEARCH_MAX_TERMS", 10)
+ADMIN_SEARCH_MAX_CHARS = env_int("ADMIN_SEARCH_MAX_CHARS", 300)
 
 # --- Client addresses and admin logins --------------------------------------------------
 # Proxies in front of the app that append to X-Forwarded-For; 0 ignores the header, so a client
@@ -225,6 +237,12 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         *(["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
     ],
+    # DRF's JSON parser, refusing JSON nested past Python's recursion limit with a 400
+    "DEFAULT_PARSER_CLASSES": [
+        "api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "api.pagination.Cursor",
     "PAGE_SIZE": 50,
@@ -267,6 +285,9 @@ _CACHE_TIMEOUTS = {
     "default": 300,
     "records": env_int("API_RECORD_CACHE_SECONDS", 86_400),
 }
+# A list page of a free-text search (papers?search=) is one entry per distinct search, so it is
+# kept a short while only (api/page_cache.py); Redis's maxmemory policy bounds the rest (README).
+API_SEARCH_CACHE_SECONDS = env_int("API_SEARCH_CACHE_SECONDS", 600)
 # Every Redis key of a deployment (cache and broker) can carry one prefix, so deployments or CI
 # runs can share a Redis server without sharing queues or counts.
 REDIS_KEY_PREFIX = env_str("REDIS_KEY_PREFIX")

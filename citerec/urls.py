@@ -1,4 +1,7 @@
-"""URL routes: the admin, the API with its schemas, and the public record pages."""
+"""URL routes: the admin, the API with its schemas, and the public record pages.
+
+Requests Django refuses, and uncaught errors, answer JSON under /api/ (citerec/error_pages.py).
+"""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -15,3 +18,6 @@ urlpatterns = [
     ),
     path("", include("curation.urls")),
 ]
+
+handler400 = "citerec.error_pages.bad_request"
+handler500 = "citerec.error_pages.server_error"

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import EmptyResultSet, ValidationError
 from django.db import connection, connections, models
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Greatest
@@ -199,7 +199,10 @@ def work_queue(key: str | None) -> WorkQueue:
 def planner_rows(queryset: Any) -> int:
     """Return PostgreSQL's estimate of how many rows the queryset returns (EXPLAIN, no scan)."""
     compiler = queryset.query.get_compiler(using=queryset.db)
-    sql, params = compiler.as_sql()
+    try:
+        sql, params = compiler.as_sql()
+    except EmptyResultSet:  # a condition that can match nothing (a search of symbols only)
+        return 0
     with connections[queryset.db].cursor() as cursor:
         cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
         plan = cursor.fetchone()[0]

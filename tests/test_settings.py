@@ -138,3 +138,30 @@ def test_redis_key_prefix_covers_broker_queues_and_cache(redis_url: str) -> None
     finally:
         for key in server.scan_iter(f"{prefix}:*"):
             server.delete(key)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "short-but-random-Q7!x",  # fewer than 50 characters
+        "a" * 64,  # fewer than 5 different characters
+        "django-insecure-" + "k3Y!q9" * 10,  # marked insecure by whoever made it
+    ],
+)
+def test_production_refuses_a_weak_secret_key(key: str, tmp_path: Path) -> None:
+    choose = partial(choose_secret_key, configured=key, allow_dev_secret="", data_dir=tmp_path)
+
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY is too weak"):
+        choose(debug=False, embedded=False)
+    assert choose(debug=True, embedded=False) == key  # development may use any key
+
+
+def test_production_takes_a_strong_secret_key(tmp_path: Path) -> None:
+    key = "a-real-secret-" + "x7Q!" * 16
+
+    assert (
+        choose_secret_key(
+            configured=key, debug=False, embedded=False, data_dir=tmp_path, allow_dev_secret=""
+        )
+        == key
+    )

@@ -34,6 +34,8 @@ from ..pagination import PAGE_PARAMS, cursor_errors
 from ..params import check_query_params
 
 JSON_CONTENT_TYPE = "application/json"  # what DRF's JSONRenderer answers
+# The free-text filter of a list (papers?search=): its pages are cached for a short life only.
+SEARCH = "search"
 
 
 class StrictParamsMixin:
@@ -149,7 +151,7 @@ class CachedListView(ListView):
                     rows = list(queryset)
                 data = paginator.page_data(self.rows_json(paginator.take(rows)))
                 body = orjson.dumps(data)
-                store_body(page, body)
+                store_body(page, body, searched=bool(request.query_params.get(SEARCH)))
         return _page_response(page, body, self.cache_control)  # type: ignore[return-value]
 
 

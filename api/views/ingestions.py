@@ -97,4 +97,7 @@ class IngestionDetail(APIView):
         ingestion = selectors.ingestion_of(clean) if clean else None
         if ingestion is None:
             raise Http404(f"arXiv:{arxiv_id} was never asked for")
-        return Response(IngestionSerializer(ingestion).data, headers={"Cache-Control": PRIVATE})
+        data = IngestionSerializer(ingestion).data
+        if not request.user.is_staff:  # the error names endpoints and exceptions: staff only
+            data["error"] = selectors.public_reason(ingestion)
+        return Response(data, headers={"Cache-Control": PRIVATE})

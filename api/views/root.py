@@ -24,6 +24,8 @@ ENDPOINTS = [
     ("deleted observations", "/api/v1/observations/deleted", "GET", "references retired"),
     ("observation link", "/api/v1/observations/{id}/link", "POST", "link a reference (curators)"),
     ("observation state", "/api/v1/observations/{id}/state", "POST", "set a state (curators)"),
+    ("ingestions", "/api/v1/ingestions", "POST", "add papers from arXiv (curators)"),
+    ("ingestion", "/api/v1/ingestions/{arxiv_id}", "GET", "a paper's ingestion state"),
     ("cited works", "/api/v1/cited-works", "GET", "canonical cited works"),
     ("cited work", "/api/v1/cited-works/{id}", "GET", "one cited work"),
     ("notice events", "/api/v1/notice-events", "GET", "retractions, corrections and others"),

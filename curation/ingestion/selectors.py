@@ -50,3 +50,37 @@ __all__ = ["harvest_states", "ingestion_counts", "ingestion_of", "stale_ingestio
 def bundle_by_pk(bundle_id: int) -> SourceBundle:
     """Return the source bundle of this id (its progress counters as they are now)."""
     return SourceBundle.objects.get(pk=bundle_id)
+
+
+# What readers are told about an ingestion that failed or waits for a retry. The stored error
+# is for staff: it names exceptions, arXiv's endpoint URLs, files inside the e-print.
+NOT_ON_ARXIV = "arXiv has no paper {arxiv_id}"
+COULD_NOT_READ = "the paper could not be read from arXiv; citerec's staff have the details"
+RETRYING = "arXiv or a service behind it did not answer; the paper will be tried again"
+
+
+def public_reason(ingestion: PaperIngestion) -> str:
+    """Return why the ingestion stands where it does, in words anyone may read ("" if none)."""
+    if not ingestion.error:
+        return ""
+    if ingestion.state == IngestionState.FAILED:
+        not_on_arxiv = NOT_ON_ARXIV.format(arxiv_id=ingestion.paper.arxiv_id)
+        return not_on_arxiv if ingestion.error == not_on_arxiv else COULD_NOT_READ
+    if ingestion.state in ACTIVE_STATES:
+        return RETRYING  # the error of the attempt that will be retried
+    return ingestion.error  # done or PDF only: fixed sentences ("no bibliography found ...")
+
+
+def known_only_from_a_failed_request(ingestion: PaperIngestion) -> bool:
+    """Return whether the paper exists here only because someone asked for it, and it failed.
+
+    Asking for a paper stores its id; its metadata comes from arXiv, in the ingestion. When that
+    failed, nothing is known of the paper: it has no record to show.
+    """
+    paper = ingestion.paper
+    return (
+        ingestion.state == IngestionState.FAILED
+        and not paper.in_catalogue
+        and not paper.title
+        and paper.submitted_at is None
+    )

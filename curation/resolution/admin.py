@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from curation.admin.common import can_curate
 from curation.resolution.models import (
     CrossrefWork,
     ImportCheckpoint,
@@ -35,7 +36,11 @@ class ResolutionRunAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: object) -> bool:
         return False
 
-    @admin.action(description="Resume: queue the unfinished chunks again", permissions=["change"])
+    def has_resume_permission(self, request: HttpRequest) -> bool:
+        """Curators may resume runs: runs are written only by jobs, so nobody holds "change"."""
+        return can_curate(request)
+
+    @admin.action(description="Resume: queue the unfinished chunks again", permissions=["resume"])
     def resume_runs(self, request: HttpRequest, queryset: QuerySet[ResolutionRun]) -> None:
         """Queue the unfinished chunks of the selected runs (done chunks are never redone)."""
         for run in queryset.exclude(status=RunStatus.DONE).order_by("pk"):

@@ -16,7 +16,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from ..ingestion.models import PaperIngestion
-from ..ingestion.selectors import ingestion_of
+from ..ingestion.selectors import ingestion_of, known_only_from_a_failed_request, public_reason
 from ..record.cache import RecordBytes
 from ..record.http import JSON, PAGE_ETAG_SUFFIX, Representation, record_response
 from ..record.reference_notes import ReferenceNote, reference_notes
@@ -189,6 +189,7 @@ def _render_page(
             for m in record["external_citation_measurements"]
         ],
         "ingestion": ingestion,
+        "ingestion_reason": public_reason(ingestion) if ingestion else "",
     }
     return render(request, "curation/citation_record.html", context)
 
@@ -203,6 +204,9 @@ def citation_record_page(request: HttpRequest, arxiv_id: str) -> HttpResponse:
     ingestion = ingestion_of(checked_id(arxiv_id))
     if ingestion is None:
         return _found(record_response(request, arxiv_id, PAGE))
+    if known_only_from_a_failed_request(ingestion):  # no record, but the reader may know why
+        context = {"arxiv_id": arxiv_id, "reason": public_reason(ingestion)}
+        return render(request, "curation/paper_not_found.html", context, status=404)
     # The page shows the ingestion's state, which changes without the record changing (a
     # failure): it is part of the page's ETag, so a cached page never hides a new state.
     stamp = f"{ingestion.state}{ingestion.updated_at.isoformat()}"

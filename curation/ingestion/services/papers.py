@@ -23,6 +23,7 @@ from curation.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLa
 from curation.audit import Actor, audited
 from curation.ingestion import grobid
 from curation.ingestion.models import ACTIVE_STATES, IngestionState, PaperIngestion
+from curation.ingestion.selectors import NOT_ON_ARXIV
 from curation.ingestion.sources import ListedEntry, archive_limits, entries_from_bibliography
 from curation.models import Observation, Paper
 from curation.references.latex_source import (
@@ -197,7 +198,8 @@ def _ingest_locked(
     try:
         metadata = client.metadata(arxiv_id)
     except ArxivNotFound:
-        return finish(ingestion, outcome, IngestionState.FAILED, f"arXiv has no paper {arxiv_id}")
+        not_on_arxiv = NOT_ON_ARXIV.format(arxiv_id=arxiv_id)
+        return finish(ingestion, outcome, IngestionState.FAILED, not_on_arxiv)
     except ArxivOffline:
         metadata = None  # offline: a source already in the store is still read
     if metadata is not None:
