@@ -10,6 +10,8 @@ class CurationConfig(AppConfig):
 
     def ready(self) -> None:
         """Keep the staff groups and their permissions in place after every migrate."""
+        from citerec import deploy_checks  # noqa: F401  (registers the cache Redis check)
+
         from . import lookups  # noqa: F401  (registers field__any)
         from .permissions import ensure_groups
 
