@@ -69,11 +69,14 @@ class SessionStore(db.SessionStore):
         return bool(await super().aexists(stored_key(session_key)))
 
     def create_model_instance(self, data: dict[str, Any]) -> Any:
+        # The data is signed for the key: have it first (Django's, missing from its stubs).
+        self._get_or_create_session_key()  # type: ignore[attr-defined]
         row = super().create_model_instance(data)
         row.session_key = stored_key(row.session_key)
         return row
 
     async def acreate_model_instance(self, data: dict[str, Any]) -> Any:
+        await self._aget_or_create_session_key()  # type: ignore[attr-defined]
         row = await super().acreate_model_instance(data)
         row.session_key = stored_key(row.session_key)
         return row

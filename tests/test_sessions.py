@@ -11,6 +11,7 @@ from importlib import import_module
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.backends.base import SessionBase
@@ -29,7 +30,7 @@ ADMIN = "/admin/"
 runtime_role = runtime_role_fixture("citerec_test_sess")
 
 
-def SessionStore(key: str) -> SessionBase:  # noqa: N802 (as Django names the class)
+def SessionStore(key: str | None) -> SessionBase:  # noqa: N802 (as Django names the class)
     """Return the configured engine's store for a session key."""
     return import_module(settings.SESSION_ENGINE).SessionStore(key)  # type: ignore[no-any-return]
 
@@ -116,3 +117,31 @@ def test_a_cycled_key_replaces_the_session(curator: Any) -> None:
     assert Session.objects.count() == 1
     assert _with_cookie(_cookie(browser)).get(ADMIN).status_code == 302
     assert _with_cookie(str(store.session_key)).get(ADMIN).status_code == 200
+
+
+def test_a_new_password_ends_the_sessions_opened_with_the_old_one(curator: Any) -> None:
+    browser = _logged_in()
+    curator.set_password("another-pw-Xk2!long")
+    curator.save()
+    assert browser.get(ADMIN).status_code == 302
+
+
+def test_the_async_methods_keep_the_same_rows(curator: Any) -> None:
+    """ASGI code reaches the store through its a-methods: the same keyed rows, the same data."""
+
+    async def save() -> str:
+        store = SessionStore(None)
+        await store.aset("colour", "blue")
+        await store.asave()
+        return str(store.session_key)
+
+    async def read_then_delete(key: str) -> tuple[Any, bool, bool]:
+        store = SessionStore(key)
+        colour, found = await store.aget("colour"), await store.aexists(key)
+        await store.adelete()
+        return colour, found, await store.aexists(key)
+
+    key = async_to_sync(save)()
+    assert list(Session.objects.values_list("session_key", flat=True)) == [stored_key(key)]
+    assert async_to_sync(read_then_delete)(key) == ("blue", True, False)
+    assert not Session.objects.exists()

@@ -4,7 +4,7 @@ The runtime database role may write api_apitoken, and with plain SHA-256 digests
 alone let anyone write the digest of a key of their own choosing over a curator's token. The
 keyed digest is made from the SHA-256 already stored, so every existing key keeps working with
 no one asked to reissue it. Run with the deployment's SECRET_KEY: tokens are bound to it (a new
-SECRET_KEY means issuing every token again, as README "API" says).
+SECRET_KEY means issuing every token again: README "API tokens, pages and browsers").
 """
 
 from django.db import migrations, models
