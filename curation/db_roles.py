@@ -252,7 +252,7 @@ SKIP_GUARD = "citerec_history_not_skipped"
 _SKIP_GUARD_FUNCTION = """
 CREATE OR REPLACE FUNCTION {schema}.{guard}() RETURNS trigger AS $$
 DECLARE
-    _owner oid := (SELECT relowner FROM pg_class WHERE oid = TG_RELID);
+    _owner oid := (SELECT relowner FROM pg_catalog.pg_class WHERE oid = TG_RELID);
     _ignore text := coalesce(current_setting('pgtrigger.ignore', true), '');
 BEGIN
     IF _ignore NOT IN ('', '{{}}') AND NOT (
