@@ -247,7 +247,11 @@ def _history_written_by_owner(
 # run (so a set_config() inside the statement counts too), and refuses the statement unless the
 # setting is empty or the session acts as the table's owner, who could drop the triggers anyway.
 # It is citerec's own function and trigger, not pgtrigger's: a migration that re-creates
-# pgtrigger's functions (_pgtrigger_should_ignore included) leaves it in place.
+# pgtrigger's functions (_pgtrigger_should_ignore included) leaves it in place. It needs no
+# pinned search path (a SET clause would cost every statement a configuration save and restore):
+# its one relation is schema-qualified, and its functions are pg_catalog's, which nothing the
+# runtime role can create may shadow (no temporary functions, no schema of its own). The event tables
+# (append-only triggers) go without it: the runtime role may not write them at all.
 SKIP_GUARD = "citerec_history_not_skipped"
 _SKIP_GUARD_FUNCTION = """
 CREATE OR REPLACE FUNCTION {schema}.{guard}() RETURNS trigger AS $$
@@ -265,12 +269,13 @@ BEGIN
     END IF;
     RETURN NULL;
 END;
-$$ LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+$$ LANGUAGE plpgsql
 """
 
 
 def _history_not_skipped(cursor: CursorWrapper, quote: Callable[[str], str], schema: str) -> int:
-    """Put the pgtrigger.ignore check on every table of the schema with pgtrigger triggers.
+    """Put the pgtrigger.ignore check on every table of the schema with pgtrigger triggers that
+    the runtime role may write (not the history tables).
 
     Tables tracked by a later migration get it when this runs again after `migrate`; until
     then the runtime role may only read them (default privileges), so nothing is skipped.
@@ -283,7 +288,8 @@ def _history_not_skipped(cursor: CursorWrapper, quote: Callable[[str], str], sch
         "AND t.tgname LIKE %s ORDER BY 1",
         ["pgtrigger\\_%"],
     )
-    tables = [row[0] for row in cursor.fetchall()]
+    history = set(history_tables())
+    tables = [row[0] for row in cursor.fetchall() if row[0] not in history]
     for table in tables:
         cursor.execute(
             f"CREATE OR REPLACE TRIGGER {SKIP_GUARD} AFTER INSERT OR UPDATE OR DELETE "
