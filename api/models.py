@@ -1,4 +1,5 @@
-"""API tokens, kept as the SHA-256 of their key: a leaked database or backup holds no key.
+"""API tokens, kept as a keyed digest of their key: a leaked database or backup holds no key,
+and the database password alone cannot put in a digest for a key of one's own choosing.
 
 A key is shown once, when it is issued (the admin's "API tokens" page, or DRF's
 `manage.py drf_create_token USER`); citerec keeps its first characters, to find it and to name
@@ -17,21 +18,32 @@ from django.db import models, transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from rest_framework.authtoken.models import Token
 
 PREFIX_LENGTH = 8
 
 
-def key_digest(key: str) -> str:
-    """Return the stored form of a key: its SHA-256, hex.
+# What the digests' HMAC key is derived from SECRET_KEY for (django.utils.crypto.salted_hmac);
+# api/migrations/0002_token_digests_keyed.py keeps a copy.
+DIGEST_SALT = "citerec.api.ApiToken.digest"
 
-    Keys are 160 random bits, so a plain hash is enough: nothing to guess, no salt to add.
+
+def key_digest(key: str) -> str:
+    """Return the stored form of a key: HMAC-SHA256 of its SHA-256 (hex), hex.
+
+    Keys are 160 random bits, so nothing needs slowing down; the HMAC, under a key derived from
+    SECRET_KEY, is there because the runtime database role may write this table (the admin
+    issues tokens through it), and a plain hash would let that password choose a key for any
+    curator. The SHA-256 inside is what tokens were stored as before: api 0002 re-keyed those
+    digests in place, so their keys still work.
     """
-    return hashlib.sha256(key.encode()).hexdigest()
+    sha256 = hashlib.sha256(key.encode()).hexdigest()
+    return salted_hmac(DIGEST_SALT, sha256, algorithm="sha256").hexdigest()
 
 
 class ApiToken(models.Model):
-    """A user's API token: the first characters of its key and the key's SHA-256."""
+    """A user's API token: the first characters of its key and the key's keyed digest."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_token"
@@ -39,7 +51,9 @@ class ApiToken(models.Model):
     prefix = models.CharField(
         max_length=PREFIX_LENGTH, db_index=True, help_text="The key's first characters."
     )
-    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the key, hex.")
+    digest = models.CharField(
+        max_length=64, unique=True, help_text="HMAC-SHA256 of the key's SHA-256, hex."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

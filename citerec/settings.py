@@ -190,6 +190,9 @@ SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=_SECURE)
 # Admin sessions: a working day, not Django's two weeks; optionally ended with the browser.
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE_SECONDS", 12 * 3600)
 SESSION_EXPIRE_AT_BROWSER_CLOSE = env_bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", default=False)
+# Rows stored under a keyed hash of the cookie key: reading django_session (the runtime database
+# role can) gives no session to present (citerec/sessions.py).
+SESSION_ENGINE = "citerec.sessions"
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=_SECURE)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if _SECURE else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=_SECURE)

@@ -3,7 +3,8 @@
 The migration role owns the schema and runs `migrate`. The runtime role (the web, workers and
 beat) gets SELECT/INSERT/UPDATE/DELETE on the data tables and only SELECT on the history
 (pghistory event tables, pghistory_context, the contexts' origins), owns nothing, and so cannot
-write, rewrite, delete or TRUNCATE history, ALTER a table or disable its triggers. History is
+write, rewrite, delete or TRUNCATE history, ALTER a table or disable its triggers, nor skip them
+through pgtrigger.ignore (SKIP_GUARD below). History is
 written by the owner's trigger functions (SECURITY DEFINER, search path pinned), and a context
 from the runtime role counts only when signed with the key this module installs, derived from
 SECRET_KEY (curation/history.py). See README "Database roles".
@@ -102,13 +103,15 @@ def grant_runtime_role(role: str, *, using: str = "default", password: str | Non
         _install_signing_key(cursor, quote(schema))
         pinned = _pin_trigger_search_path(cursor, quote, schema)
         writers = _history_written_by_owner(cursor, quote, schema)
+        guarded = _history_not_skipped(cursor, quote, schema)
         cursor.execute("SELECT has_schema_privilege(%s, %s, 'CREATE')", [role, schema])
         can_create = cursor.fetchone()[0]
     done = (
         f"{'created' if created else 'updated'} runtime role {role} in {database}.{schema}: "
         f"{DATA_PRIVILEGES} on data tables, {HISTORY_PRIVILEGES} on "
         f"{len(history_tables())} history tables; search path pinned on {pinned} trigger "
-        f"functions; history written by {writers} owner functions; history signing key installed"
+        f"functions; history written by {writers} owner functions; pgtrigger.ignore refused on "
+        f"{guarded} tables; history signing key installed"
     )
     if can_create:  # PostgreSQL before 15 lets PUBLIC create in the public schema
         done += f"\nwarning: {role} may create objects in {schema}: REVOKE CREATE ON SCHEMA {s} FROM PUBLIC"
@@ -236,3 +239,60 @@ def _history_written_by_owner(
         )
         cursor.execute(f"REVOKE EXECUTE ON FUNCTION {function} FROM PUBLIC")
     return len(functions)
+
+
+# pgtrigger's trigger functions return early when the setting pgtrigger.ignore names their
+# trigger; any role may set it, and trigger names are public (pg_trigger). This check runs
+# after each statement on a table with pgtrigger triggers, when the history triggers themselves
+# run (so a set_config() inside the statement counts too), and refuses the statement unless the
+# setting is empty or the session acts as the table's owner, who could drop the triggers anyway.
+# It is citerec's own function and trigger, not pgtrigger's: a migration that re-creates
+# pgtrigger's functions (_pgtrigger_should_ignore included) leaves it in place. It needs no
+# pinned search path (a SET clause would cost every statement a configuration save and restore):
+# its one relation is schema-qualified, and its functions are pg_catalog's, which nothing the
+# runtime role can create may shadow (no temporary functions, no schema of its own). The event tables
+# (append-only triggers) go without it: the runtime role may not write them at all.
+SKIP_GUARD = "citerec_history_not_skipped"
+_SKIP_GUARD_FUNCTION = """
+CREATE OR REPLACE FUNCTION {schema}.{guard}() RETURNS trigger AS $$
+DECLARE
+    _owner oid := (SELECT relowner FROM pg_catalog.pg_class WHERE oid = TG_RELID);
+    _ignore text := coalesce(current_setting('pgtrigger.ignore', true), '');
+BEGIN
+    IF _ignore NOT IN ('', '{{}}') AND NOT (
+        pg_has_role(session_user, _owner, 'USAGE') AND pg_has_role(current_user, _owner, 'USAGE')
+    ) THEN
+        RAISE EXCEPTION '% cannot skip history of %: pgtrigger.ignore is set to %',
+            session_user, TG_TABLE_NAME, _ignore
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'history triggers are skipped only by the schema owner';
+    END IF;
+    RETURN NULL;
+END;
+$$ LANGUAGE plpgsql
+"""
+
+
+def _history_not_skipped(cursor: CursorWrapper, quote: Callable[[str], str], schema: str) -> int:
+    """Put the pgtrigger.ignore check on every table of the schema with pgtrigger triggers that
+    the runtime role may write (not the history tables).
+
+    Tables tracked by a later migration get it when this runs again after `migrate`; until
+    then the runtime role may only read them (default privileges), so nothing is skipped.
+    """
+    s = quote(schema)
+    cursor.execute(_SKIP_GUARD_FUNCTION.format(schema=s, guard=SKIP_GUARD))
+    cursor.execute(
+        "SELECT DISTINCT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+        "WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal "
+        "AND t.tgname LIKE %s ORDER BY 1",
+        ["pgtrigger\\_%"],
+    )
+    history = set(history_tables())
+    tables = [row[0] for row in cursor.fetchall() if row[0] not in history]
+    for table in tables:
+        cursor.execute(
+            f"CREATE OR REPLACE TRIGGER {SKIP_GUARD} AFTER INSERT OR UPDATE OR DELETE "
+            f"ON {s}.{quote(table)} FOR EACH STATEMENT EXECUTE FUNCTION {s}.{SKIP_GUARD}()"
+        )
+    return len(tables)

@@ -1,12 +1,16 @@
-"""API tokens are kept as SHA-256 digests (api/models.py): the database never holds a key.
+"""API tokens are kept as keyed digests (api/models.py): the database never holds a key, and
+what it holds cannot be made without SECRET_KEY.
 
 Every way a token is issued (the admin, DRF's drf_create_token, code creating a DRF Token) hands
-the key to its issuer once; existing plain tokens are hashed by a migration and keep working.
+the key to its issuer once; existing plain tokens are hashed by a migration, and SHA-256 digests
+re-keyed by another, and keep working.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+from importlib import import_module
 from typing import Any
 
 import pytest
@@ -18,10 +22,13 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from api.models import ApiToken, key_digest
+from tests.runtime_roles import RuntimeRole, runtime_role_fixture
 
 pytestmark = pytest.mark.django_db
 
 PRIVATE = "/api/v1/history/papers/2412.14374"  # token holders only
+
+runtime_role = runtime_role_fixture("citerec_test_tok")
 
 
 def _person(name: str = "tom", **extra: Any) -> Any:
@@ -83,9 +90,7 @@ def test_drf_create_token_prints_a_key_it_does_not_keep(sample: Any) -> None:
     assert _with_token(key).get(PRIVATE).status_code == 401
 
 
-def test_the_migration_hashes_plain_tokens_and_they_keep_working(sample: Any) -> None:
-    from importlib import import_module
-
+def test_the_migrations_hash_plain_tokens_and_they_keep_working(sample: Any) -> None:
     from django.apps import apps
 
     user = _person()
@@ -94,6 +99,7 @@ def test_the_migration_hashes_plain_tokens_and_they_keep_working(sample: Any) ->
     assert _database_holds(plain) == ["authtoken_token"]
 
     import_module("api.migrations.0001_initial").hash_plain_tokens(apps, None)
+    import_module("api.migrations.0002_token_digests_keyed").key_the_digests(apps, None)
 
     assert _database_holds(plain) == []
     assert _with_token(plain).get(PRIVATE).status_code == 200
@@ -114,3 +120,42 @@ def test_the_admin_shows_a_new_key_once(sample: Any) -> None:
     listing = client.get("/admin/api/apitoken/").content.decode()
     assert key[:8] in listing and key not in listing
     assert client.get("/admin/authtoken/tokenproxy/").status_code == 404  # DRF's plain-key page
+
+
+def test_sha256_digests_are_keyed_in_place_and_their_tokens_keep_working(sample: Any) -> None:
+    from django.apps import apps
+
+    user = _person()
+    key = "0123456789abcdef0123456789abcdef01234567"
+    sha256 = hashlib.sha256(key.encode()).hexdigest()
+    ApiToken.objects.create(user=user, prefix=key[:8], digest=sha256)  # as api 0001 stored it
+    assert _with_token(key).get(PRIVATE).status_code == 401
+
+    import_module("api.migrations.0002_token_digests_keyed").key_the_digests(apps, None)
+
+    assert ApiToken.objects.get(user=user).digest not in (sha256, key)
+    assert _with_token(key).get(PRIVATE).status_code == 200
+
+
+def test_a_digest_depends_on_secret_key(sample: Any, settings: Any) -> None:
+    key = ApiToken.issue(user=_person())
+    assert _with_token(key).get(PRIVATE).status_code == 200
+    settings.SECRET_KEY = "another deployment's secret key, long enough to be one" * 2
+    assert _with_token(key).get(PRIVATE).status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_runtime_password_cannot_make_a_key_for_a_curator(runtime_role: RuntimeRole) -> None:
+    """The digest of a key one chose, written over a curator's token as the runtime role (which
+    may write api_apitoken), authenticates no one: a digest needs SECRET_KEY to be made."""
+    curator = _person("cora", is_staff=True)
+    real = ApiToken.issue(user=curator)
+    chosen = "feedface" * 5
+    with runtime_role.connect() as conn:
+        conn.execute(
+            "UPDATE api_apitoken SET prefix = %s, digest = %s WHERE user_id = %s",
+            [chosen[:8], hashlib.sha256(chosen.encode()).hexdigest(), curator.pk],
+        )
+        conn.commit()
+    assert _with_token(chosen).get(PRIVATE).status_code == 401
+    assert _with_token(real).get(PRIVATE).status_code == 401  # the row no longer holds it
