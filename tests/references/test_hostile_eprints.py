@@ -1,0 +1,100 @@
+"""Tiny hostile e-prints (issue 39, item 3): every scan linear, every expansion bounded, every
+reference and every list capped. The hostile sources are built here, never committed.
+
+Linear time is shown by counting operations, not by a clock: the Python lines the reader runs
+(sys.settrace) for an input and for one twice as long. A quadratic scan does four times the work
+when the input doubles; a linear one twice. Regular expressions run in C, out of the tracer's
+sight: those are guarded by an alarm that only a hang trips (as in test_backtracking.py).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from curation.references.latex_source import bibliography_from_files
+from curation.references.latex_source.tex import input_commands
+
+DOC = "\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n"
+
+
+def _paper(body: str, **others: str) -> dict[str, bytes]:
+    return {"main.tex": (DOC % body).encode(), **{n.replace("_DOT_", "."): t.encode() for n, t in others.items()}}
+
+
+def lines_run(work: Callable[[], object]) -> int:
+    """Return how many lines of citerec's code `work()` runs (library code is not counted)."""
+    count = 0
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal count
+        if "/curation/" not in frame.f_code.co_filename:
+            return None  # not traced inside: the standard library, Django, bibtexparser
+        if event == "line":
+            count += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        work()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def assert_linear(build: Callable[[int], dict[str, bytes]], n: int) -> None:
+    """Reading an input of size 2n costs about twice what size n costs (quadratic: four times)."""
+    small = lines_run(lambda: bibliography_from_files(build(n), name="hostile"))
+    large = lines_run(lambda: bibliography_from_files(build(2 * n), name="hostile"))
+    assert large < 2.5 * small, f"{small:,} lines for n={n}, {large:,} for 2n: not linear"
+
+
+@pytest.fixture
+def hang_alarm() -> Iterator[None]:
+    def _hung(signum: int, frame: object) -> None:
+        raise TimeoutError("did not finish: catastrophic backtracking")
+
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(30)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_an_input_without_its_closing_brace_is_read_at_once(hang_alarm: None) -> None:
+    # 30,000 blanks after "\input{": the old pattern split the run three ways and never ended.
+    for command in ("\\input{", "\\include{", "\\import{", "\\subimport{a}{"):
+        assert list(input_commands(command + " " * 30_000)) == []
+    found = list(input_commands("\\input{ body }\\import{ dir/ }{ part }"))
+    assert [(c.target, c.folder) for c in found] == [("body", None), ("part", "dir/")]
+
+
+def test_unclosed_bibitem_labels_are_scanned_once() -> None:
+    # 8,000 "\bibitem[" took 56 s: each looked for its "]" to the end of the text.
+    assert_linear(lambda n: _paper("\\begin{thebibliography}{9}" + "\\bibitem[" * n), 300)
+
+
+def test_unclosed_citations_are_scanned_once() -> None:
+    # 100,000 "\cite{" took 23 s: each looked 4,096 characters ahead for its "}".
+    assert_linear(
+        lambda n: _paper("\\cite{" * n + "\\bibliography{r}", r_DOT_bib="@article{a, title={T}}"),
+        300,
+    )
+
+
+def test_citations_still_read_their_keys_and_notes() -> None:
+    files = _paper(
+        "\\citep[see][p. 3]{a, b}\\cites(pre)(post)[x]{c}{d}\\cite{ e }\\cite{f\\cite{g}"
+        "\\bibliography{r}",
+        r_DOT_bib="".join(f"@article{{{k}, title={{T {k}}}}}\n" for k in "abcdefg"),
+    )
+    assert [e.key for e in bibliography_from_files(files, name="t").entries] == [
+        "a", "b", "c", "d", "e", "g",
+    ]  # fmt: skip
