@@ -17,14 +17,17 @@ from typing import Any
 
 import pytest
 
-from curation.references.latex_source import bibliography_from_files
+from curation.references.latex_source import ArchiveLimits, bibliography_from_files
 from curation.references.latex_source.tex import input_commands
 
 DOC = "\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n"
 
 
 def _paper(body: str, **others: str) -> dict[str, bytes]:
-    return {"main.tex": (DOC % body).encode(), **{n.replace("_DOT_", "."): t.encode() for n, t in others.items()}}
+    return {
+        "main.tex": (DOC % body).encode(),
+        **{n.replace("_DOT_", "."): t.encode() for n, t in others.items()},
+    }
 
 
 def lines_run(work: Callable[[], object]) -> int:
@@ -98,3 +101,66 @@ def test_citations_still_read_their_keys_and_notes() -> None:
     assert [e.key for e in bibliography_from_files(files, name="t").entries] == [
         "a", "b", "c", "d", "e", "g",
     ]  # fmt: skip
+
+
+def _doubling_strings(levels: int) -> str:
+    """Return @strings each joining the previous one ten times: 10**levels characters."""
+    lines = ['@string{s0="0123456789"}']
+    lines += [f"@string{{s{i}=" + "#".join([f"s{i - 1}"] * 10) + "}" for i in range(1, levels)]
+    return "\n".join(lines) + f"\n@article{{a, title = s{levels - 1} # {{ end}}, year = 2020}}\n"
+
+
+def test_self_concatenating_strings_are_bounded() -> None:
+    # 330 bytes made one 100-million-character reference; 339 bytes ran out of memory at 3 GB.
+    # Nine levels would be 10**9 characters: it is the budget that stops them, at once.
+    bib = _doubling_strings(9)
+    assert len(bib) < 500
+    result = bibliography_from_files(
+        _paper("\\nocite{*}\\bibliography{r}", r_DOT_bib=bib), name="t"
+    )
+    (entry,) = result.entries
+    assert entry.key == "a" and "2020" in entry.raw
+    assert len(entry.raw) <= 8_192
+    assert any("@string macros expand" in w for w in result.warnings), result.warnings
+
+
+def test_strings_used_as_bibtex_means_them_are_expanded() -> None:
+    bib = '@string{aj = "Astron. J."}\n@article{a, journal = aj, title = "T" # "wo", year = 2020}'
+    (entry,) = bibliography_from_files(
+        _paper("\\cite{a}\\bibliography{r}", r_DOT_bib=bib), name="t"
+    ).entries
+    assert "Astron. J." in entry.raw and "Two" in entry.raw
+
+
+def test_one_huge_bibitem_keeps_the_start_of_its_text() -> None:
+    # One 49 MiB \bibitem was stored whole (a 206 MB history table); a reference keeps at most
+    # CITEREC_MAX_REFERENCE_CHARS, as on every other path. 1 MB shows it.
+    body = "\\begin{thebibliography}{9}\\bibitem{big} A. Author, " + "words " * 170_000
+    body += "\\bibitem{small} B. Author, A title, 2020.\\end{thebibliography}"
+    result = bibliography_from_files(_paper(body), name="t")
+    big, small = result.entries
+    assert big.raw.startswith("A. Author, words") and len(big.raw) == 8_192
+    assert small.raw == "B. Author, A title, 2020."
+    assert any("CITEREC_MAX_REFERENCE_CHARS" in w and "1 (big," in w for w in result.warnings), (
+        result.warnings
+    )
+
+
+def test_nocite_star_over_a_huge_database_is_capped() -> None:
+    # \nocite{*} over a 100,000-entry .bib made 100,000 observations (590 MB worker).
+    bib = "".join(f"@article{{k{i}, title={{Title {i}}}, year=2020}}\n" for i in range(300))
+    limits = ArchiveLimits(max_references=100)
+    files = _paper("\\nocite{*}\\bibliography{r}", r_DOT_bib=bib)
+    result = bibliography_from_files(files, name="t", limits=limits)
+    assert [e.key for e in result.entries] == [f"k{i}" for i in range(100)]
+    assert result.warnings[0] == (
+        "the bibliography lists 300 references: only the first 100 are read, "
+        "the limit of 100 (CITEREC_MAX_SOURCE_REFERENCES)"
+    )
+
+
+def test_the_reference_cap_holds_for_bibitems_too() -> None:
+    items = "".join(f"\\bibitem{{k{i}}} Author {i}, Title, 2020.\n" for i in range(30))
+    files = _paper(f"\\begin{{thebibliography}}{{9}}{items}\\end{{thebibliography}}")
+    result = bibliography_from_files(files, name="t", limits=ArchiveLimits(max_references=10))
+    assert len(result.entries) == 10 and "lists 30 references" in result.warnings[0]
