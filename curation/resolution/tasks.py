@@ -14,7 +14,7 @@ from typing import Any
 from celery import Task, shared_task
 from django.db.models import QuerySet
 
-from citerec.celery import app
+from citerec.celery import app, failure_reason
 from curation.audit import Actor
 from curation.models import Observation
 from curation.resolution import selectors, services
@@ -61,7 +61,7 @@ class ChunkTask(Task):
         if chunk_id is None or isinstance(exc, services.ChunkBusy):
             return  # the worker holding it finishes it (or lets go and the sweep re-queues it)
         try:
-            services.chunk_failed(chunk_id=chunk_id, error=f"{type(exc).__name__}: {exc}")
+            services.chunk_failed(chunk_id=chunk_id, error=failure_reason(exc))
         except Exception:  # noqa: BLE001 - the database may still be away; the sweep retries
             log.exception("could not record the failure of chunk %s", chunk_id)
 
