@@ -149,3 +149,24 @@ def test_every_job_has_a_soft_and_a_hard_time_limit() -> None:
         ), name  # fmt: skip
     assert 0 < settings.CELERY_TASK_SOFT_TIME_LIMIT < settings.CELERY_TASK_TIME_LIMIT
     assert settings.CELERY_TASK_TIME_LIMIT < settings.BROKER_VISIBILITY_TIMEOUT
+
+
+def test_a_list_past_the_reference_cap_says_so_on_the_ingestion(fake_arxiv, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from django.contrib.admin.sites import site
+    from rest_framework.test import APIClient
+
+    from tests.ingestion.conftest import add_papers
+
+    monkeypatch.setenv("CITEREC_MAX_SOURCE_REFERENCES", "5")
+    fake_arxiv.add_record(PAPER, title="A long bibliography")
+    fake_arxiv.add_eprint(PAPER, slow_eprint(references=12))
+    add_papers(PAPER)
+    found = ingestion()
+    warning = (
+        "the bibliography lists 12 references: only the first 5 are read, "
+        "the limit of 5 (CITEREC_MAX_SOURCE_REFERENCES)"
+    )
+    assert (found.state, found.reference_count) == (IngestionState.DONE, 5)
+    assert found.warnings[0] == warning
+    assert APIClient().get(f"/api/v1/ingestions/{PAPER}").json()["warnings"][0] == warning
+    assert site._registry[PaperIngestion].why(found) == warning  # the admin's list column
