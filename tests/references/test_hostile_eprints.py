@@ -9,9 +9,8 @@ sight: those are guarded by an alarm that only a hang trips (as in test_backtrac
 
 from __future__ import annotations
 
-import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -19,6 +18,7 @@ import pytest
 
 from curation.references.latex_source import ArchiveLimits, bibliography_from_files
 from curation.references.latex_source.tex import input_commands
+from tests.references.test_backtracking import hang_alarm  # noqa: F401 - the fixture
 
 DOC = "\\documentclass{article}\n\\begin{document}\n%s\n\\end{document}\n"
 
@@ -57,21 +57,8 @@ def assert_linear(build: Callable[[int], dict[str, bytes]], n: int) -> None:
     assert large < 2.5 * small, f"{small:,} lines for n={n}, {large:,} for 2n: not linear"
 
 
-@pytest.fixture
-def hang_alarm() -> Iterator[None]:
-    def _hung(signum: int, frame: object) -> None:
-        raise TimeoutError("did not finish: catastrophic backtracking")
-
-    previous = signal.signal(signal.SIGALRM, _hung)
-    signal.alarm(30)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def test_an_input_without_its_closing_brace_is_read_at_once(hang_alarm: None) -> None:
+@pytest.mark.usefixtures("hang_alarm")
+def test_an_input_without_its_closing_brace_is_read_at_once() -> None:
     # 30,000 blanks after "\input{": the old pattern split the run three ways and never ended.
     for command in ("\\input{", "\\include{", "\\import{", "\\subimport{a}{"):
         assert list(input_commands(command + " " * 30_000)) == []
