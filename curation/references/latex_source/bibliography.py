@@ -17,7 +17,12 @@ from curation.references.formats.bbl import (
 )
 from curation.references.formats.bib import read_bib
 from curation.references.formats.compose import compose_raw
-from curation.references.latex_source.archive import ArchiveLimits, limit_text, read_eprint
+from curation.references.latex_source.archive import (
+    SETTINGS,
+    ArchiveLimits,
+    limit_text,
+    read_eprint,
+)
 from curation.references.latex_source.bibfile import BibEntry, as_bibtex, read_database
 from curation.references.latex_source.cites import ALL_ENTRIES, cite_keys
 from curation.references.latex_source.identifiers import entry_arxiv_id, entry_doi, plain
@@ -121,9 +126,9 @@ class _Listing:
             )
             self.warnings.insert(
                 0,
-                f"{len(self.cut)} reference(s) longer than "
-                f"{limit_text(self.limits, 'max_reference_chars')} characters keep their "
-                f"start: {shown}",
+                f"{len(self.cut)} reference(s) longer than the limit of "
+                f"{self.limits.max_reference_chars:,} characters "
+                f"({SETTINGS['max_reference_chars']}) keep their start: {shown}",
             )
 
 
