@@ -120,6 +120,7 @@ class _Listing:
         return BibliographyEntry(index, key, raw, doi, arxiv_id)
 
     def say_cut(self) -> None:
+        """Add one warning naming the references whose text was cut (the first ten)."""
         if self.cut:
             shown = ", ".join(self.cut[:_MISSING_SHOWN]) + (
                 " …" if len(self.cut) > _MISSING_SHOWN else ""
@@ -138,16 +139,8 @@ def _from_bibitems(items: Iterator[BblItem], listing: _Listing) -> list[Bibliogr
         body = listing.latex(item.body)
         text = plain(body)
         raw = bibitem_text(body)
-        entries.append(
-            listing.entry(
-                len(entries) + 1,
-                item.key,
-                raw,
-                entry_doi(text),
-                entry_arxiv_id(text),
-                len(item.body),
-            )  # fmt: skip
-        )
+        doi, arxiv_id = entry_doi(text), entry_arxiv_id(text)
+        entries.append(listing.entry(len(entries) + 1, item.key, raw, doi, arxiv_id, len(item.body)))
     return entries
 
 
