@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from celery import Celery, Task
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import task_postrun, task_prerun, worker_init, worker_process_init
 from django.db import InterfaceError, OperationalError
 
@@ -25,6 +26,19 @@ log = logging.getLogger(__name__)
 # What a lost or restarting database raises (connection refused, terminated, server shutting
 # down, deadlock): the job's work is idempotent, so it runs again later.
 DATABASE_UNAVAILABLE: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """Say, for people, why a job failed (a time limit by its setting)."""
+    from django.conf import settings
+
+    if isinstance(exc, SoftTimeLimitExceeded):
+        limit = settings.CELERY_TASK_SOFT_TIME_LIMIT
+        return f"the job ran past its time limit of {limit} s (CELERY_TASK_SOFT_TIME_LIMIT)"
+    if isinstance(exc, TimeLimitExceeded):  # raised in the main process, with the job's limit
+        limit = exc.args[0] if exc.args else settings.CELERY_TASK_TIME_LIMIT
+        return f"the job was killed past its hard time limit of {limit} s (CELERY_TASK_TIME_LIMIT)"
+    return f"{type(exc).__name__}: {exc}"
 
 
 class CiterecTask(Task):  # type: ignore[misc]

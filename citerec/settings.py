@@ -344,6 +344,18 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
     "unacked_restore_interval": max(1, min(30, BROKER_VISIBILITY_TIMEOUT // 5)),
     "unacked_restore_throttle": 1,
 }
+# Every job stops past these many seconds: at the soft limit SoftTimeLimitExceeded is raised in
+# it (the job fails, saying so), at the hard limit its pool process is killed and the job failed
+# with that reason, never re-delivered. Both stay below the visibility timeout. A soft limit of
+# 0 is none; one at or past the hard limit would put the hard one off (Celery arms the hard
+# limit when the soft one fires), so it is refused.
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 540)
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 480) or None
+if CELERY_TASK_TIME_LIMIT < 1 or (CELERY_TASK_SOFT_TIME_LIMIT or 0) >= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        f"CELERY_TASK_SOFT_TIME_LIMIT={CELERY_TASK_SOFT_TIME_LIMIT} must be below "
+        f"CELERY_TASK_TIME_LIMIT={CELERY_TASK_TIME_LIMIT} (and that at least 1)"
+    )
 # Publishing (dispatching chunks, retries) waits out a short broker outage.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 6, "interval_start": 0.5, "interval_step": 1, "interval_max": 5,

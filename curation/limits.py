@@ -35,6 +35,7 @@ class Limits:
     source_bytes: int = 200 * MB  # one e-print, uncompressed
     source_member_bytes: int = 50 * MB  # one file of an e-print, uncompressed
     source_ratio: int = 200  # uncompressed bytes per compressed byte (gzip bombs)
+    source_references: int = 10_000  # references read from one e-print; the rest, a warning
 
     @staticmethod
     def setting(name: str) -> str:

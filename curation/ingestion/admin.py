@@ -19,6 +19,9 @@ from curation.ingestion.models import HarvestState, IngestionState, PaperIngesti
 from curation.ingestion.services import MAX_IDS
 from curation.states import ChangeSource
 
+# Warnings of a limit name its setting: "... the limit of 10,000 (CITEREC_MAX_SOURCE_REFERENCES)".
+LIMIT_SETTING = "(CITEREC_MAX_"
+
 
 class AddPapersForm(forms.Form):
     """A list of arXiv ids, one per line or separated by spaces or commas."""
@@ -62,8 +65,12 @@ class PaperIngestionAdmin(admin.ModelAdmin):
 
     @admin.display(description="why")
     def why(self, ingestion: PaperIngestion) -> str:
-        """The error, shortened for the list (blank when the state says it all)."""
+        """The error, shortened for the list (blank when the state says it all); else what a
+        limit left out of the list (references past the cap, texts cut), which the list must
+        show: the record lacks them."""
         error = "" if ingestion.error == ingestion.get_state_display() else ingestion.error
+        if not error:
+            error = next((w for w in ingestion.warnings if LIMIT_SETTING in w), "")
         return error if len(error) < 160 else error[:157] + "..."
 
     def has_add_permission(self, request: HttpRequest) -> bool:

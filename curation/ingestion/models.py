@@ -51,6 +51,10 @@ class PaperIngestion(models.Model):
         related_name="+",
     )  # fmt: skip
     attempts = models.PositiveIntegerField(default=0)
+    interrupted = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Attempts in a row that never ended (worker killed, past its time limit)",
+    )
     requested_by = models.CharField(max_length=150, blank=True, default="")
     requested_at = models.DateTimeField()
     started_at = models.DateTimeField(null=True, blank=True)

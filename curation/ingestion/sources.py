@@ -29,4 +29,6 @@ def archive_limits() -> ArchiveLimits:
         max_total_bytes=limits.source_bytes,
         max_member_bytes=limits.source_member_bytes,
         max_ratio=limits.source_ratio,
+        max_references=limits.source_references,
+        max_reference_chars=limits.reference_chars,
     )

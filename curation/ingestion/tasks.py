@@ -14,6 +14,7 @@ from typing import Any
 from celery import Task, shared_task
 from django.db import transaction
 
+from citerec.celery import failure_reason
 from curation.arxiv import ArxivUnavailable
 from curation.audit import Actor
 from curation.ingestion import grobid, selectors
@@ -74,7 +75,8 @@ class PaperTask(Task):
         if not arxiv_id:
             return
         try:
-            ingestion.ingestion_failed(arxiv_id=arxiv_id, error=f"{type(exc).__name__}: {exc}")
+            # Also in the worker's main process, for a job killed past its hard time limit.
+            ingestion.ingestion_failed(arxiv_id=arxiv_id, error=failure_reason(exc))
         except Exception:  # noqa: BLE001 - the database may be away; the stale sweep retries
             log.exception("could not record the failure of %s", arxiv_id)
 

@@ -142,6 +142,9 @@ class ResolutionChunk(models.Model):
         null=True, blank=True, help_text="When a worker last took it (its lease)"
     )
     attempts = models.PositiveIntegerField(default=0, help_text="How many times a worker took it")
+    interrupted = models.PositiveSmallIntegerField(
+        default=0, help_text="Takes since one last ended (done, retried, failed): killed workers"
+    )
     last_error = models.TextField(blank=True, default="")
 
     class Meta:

@@ -14,7 +14,7 @@ from typing import Any
 from celery import Task, shared_task
 from django.db.models import QuerySet
 
-from citerec.celery import app
+from citerec.celery import app, failure_reason
 from curation.audit import Actor
 from curation.models import Observation
 from curation.resolution import selectors, services
@@ -55,13 +55,20 @@ class ChunkTask(Task):
 
     def on_retry(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         log.warning("chunk job %s retries after: %r", args, exc)
+        chunk_id = kwargs.get("chunk_id", args[0] if args else None)
+        if chunk_id is None or isinstance(exc, services.ChunkBusy):
+            return  # not taken: nothing to say
+        try:  # this take ended (it was not killed): the next one is not counted as interrupted
+            services.chunk_take_ended(chunk_id=chunk_id)
+        except Exception:  # noqa: BLE001 - the database may be away: counted, then
+            log.warning("could not record the end of chunk %s's take", chunk_id)
 
     def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
         chunk_id = kwargs.get("chunk_id", args[0] if args else None)
         if chunk_id is None or isinstance(exc, services.ChunkBusy):
             return  # the worker holding it finishes it (or lets go and the sweep re-queues it)
         try:
-            services.chunk_failed(chunk_id=chunk_id, error=f"{type(exc).__name__}: {exc}")
+            services.chunk_failed(chunk_id=chunk_id, error=failure_reason(exc))
         except Exception:  # noqa: BLE001 - the database may still be away; the sweep retries
             log.exception("could not record the failure of chunk %s", chunk_id)
 

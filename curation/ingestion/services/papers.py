@@ -44,6 +44,10 @@ ARXIV_SOURCE = "arxiv_source"  # v1 `citation.source` of observations read from 
 PDF_ONLY_MESSAGE = "PDF only: no source bibliography"
 NO_BIBLIOGRAPHY = "no bibliography found in the source"
 MAX_IDS = 500  # arXiv ids one request may ask for (the admin form, the API)
+# A paper whose last attempts never ended (the worker was killed: out of memory, past its hard
+# time limit) is failed at the next one instead of read again: a poison e-print would
+# otherwise kill worker after worker, re-delivered each time (acks_late).
+MAX_INTERRUPTED = 2
 
 
 class PaperBusy(Exception):
@@ -142,8 +146,23 @@ def begin(ingestion: PaperIngestion, **values: Any) -> None:
                attempts=ingestion.attempts + 1, **values)  # fmt: skip
 
 
+def never_ended(ingestion: PaperIngestion) -> bool:
+    """Return whether the last attempt started and never ended (every ending sets finished_at)."""
+    started, finished = ingestion.started_at, ingestion.finished_at
+    return started is not None and (finished is None or finished < started)
+
+
+def interrupted_message(count: int) -> str:
+    """Say why a paper is not read again after `count` attempts that never ended."""
+    return (
+        f"{count} attempts in a row never ended: the worker was killed (out of memory, or past "
+        f"the hard time limit of {settings.CELERY_TASK_TIME_LIMIT} s, CELERY_TASK_TIME_LIMIT); "
+        "not tried again by itself, ask for the paper again to retry"
+    )
+
+
 def finish(ingestion: PaperIngestion, outcome: IngestOutcome, state: str, error: str = "") -> IngestOutcome:
-    set_fields(ingestion, state=state, error=error, finished_at=timezone.now())
+    set_fields(ingestion, state=state, error=error, finished_at=timezone.now(), interrupted=0)
     outcome.state, outcome.error = state, error
     return outcome
 
@@ -194,7 +213,10 @@ def _ingest_locked(
 ) -> IngestOutcome:
     ingestion = PaperIngestion.objects.select_related("paper").get(paper__arxiv_id=arxiv_id)
     outcome = IngestOutcome(arxiv_id=arxiv_id, state=ingestion.state)
-    begin(ingestion)
+    interrupted = ingestion.interrupted + 1 if never_ended(ingestion) else 0
+    if interrupted >= MAX_INTERRUPTED:
+        return finish(ingestion, outcome, IngestionState.FAILED, interrupted_message(interrupted))
+    begin(ingestion, interrupted=interrupted)
     try:
         metadata = client.metadata(arxiv_id)
     except ArxivNotFound:
@@ -337,15 +359,17 @@ def ingestion_failed(*, arxiv_id: str, error: str) -> None:
     """Record that a paper's job gave up after its retries, with the last error."""
     PaperIngestion.objects.filter(paper__arxiv_id=arxiv_id).update(
         state=IngestionState.FAILED, error=error[:2000], finished_at=timezone.now(),
-        updated_at=timezone.now(),
+        updated_at=timezone.now(), interrupted=0,
     )  # fmt: skip
 
 
 def ingestion_retry_later(*, arxiv_id: str, error: str) -> None:
     """Record that a paper waits for a retry (arXiv or GROBID did not answer)."""
+    now = timezone.now()  # the attempt ended (an outage), so it was not interrupted
     PaperIngestion.objects.filter(paper__arxiv_id=arxiv_id).update(
-        state=IngestionState.QUEUED, error=f"will retry: {error}"[:2000], updated_at=timezone.now()
-    )
+        state=IngestionState.QUEUED, error=f"will retry: {error}"[:2000], updated_at=now,
+        finished_at=now, interrupted=0,
+    )  # fmt: skip
 
 
 def pdf_only_waiting() -> list[str]:

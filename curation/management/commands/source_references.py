@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from curation.ingestion.sources import archive_limits
 from curation.references.latex_source import SourceArchiveError, bibliography_from_eprint
 
 
@@ -27,7 +28,8 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"{path}: cannot read ({exc.strerror})") from None
         try:
-            bibliography = bibliography_from_eprint(data, name=str(path))
+            # The limits add_papers reads under (CITEREC_MAX_SOURCE_*, CITEREC_MAX_REFERENCE_CHARS).
+            bibliography = bibliography_from_eprint(data, name=str(path), limits=archive_limits())
         except SourceArchiveError as exc:
             raise CommandError(str(exc)) from None
         for entry in bibliography.entries:

@@ -35,6 +35,10 @@ class ArchiveLimits:
     max_total_bytes: int = 200 * MIB  # uncompressed, all members and tar headers together
     max_member_bytes: int = 50 * MIB
     max_ratio: int = 200  # uncompressed bytes per compressed byte, measured while decompressing
+    # What the bibliography read from it may hold: references (a \nocite{*} over a 100,000-entry
+    # .bib is cut here), and characters of one reference's text (as every reference list).
+    max_references: int = 10_000
+    max_reference_chars: int = 8_192
 
 
 SETTINGS = {
@@ -42,6 +46,8 @@ SETTINGS = {
     "max_total_bytes": "CITEREC_MAX_SOURCE_BYTES",
     "max_member_bytes": "CITEREC_MAX_SOURCE_MEMBER_BYTES",
     "max_ratio": "CITEREC_MAX_SOURCE_RATIO",
+    "max_references": "CITEREC_MAX_SOURCE_REFERENCES",
+    "max_reference_chars": "CITEREC_MAX_REFERENCE_CHARS",
 }
 
 
@@ -58,7 +64,8 @@ def size_text(n: int) -> str:
     return f"{n // MIB:,} MiB" if n >= MIB and n % MIB == 0 else f"{n:,} bytes"
 
 
-def _limit(limits: ArchiveLimits, field: str) -> str:
+def limit_text(limits: ArchiveLimits, field: str) -> str:
+    """Return "the limit of 50 MiB (CITEREC_MAX_SOURCE_MEMBER_BYTES)" for a field."""
     value = getattr(limits, field)
     shown = size_text(value) if field.endswith("bytes") else f"{value:,}"
     return f"the limit of {shown} ({SETTINGS[field]})"
@@ -126,14 +133,14 @@ class _Stream:
                 "max_total_bytes" if self.cap == self.limits.max_total_bytes else "max_member_bytes"
             )
             raise SourceArchiveError(
-                f"{self.name}: archive expands past {_limit(self.limits, field)}"
+                f"{self.name}: archive expands past {limit_text(self.limits, field)}"
             )
         if self._z is not None and self.produced > _RATIO_FLOOR:
             consumed = self._taken - len(self._pending) - len(self._z.unconsumed_tail)
             if self.produced > self.limits.max_ratio * max(consumed, 1):
                 raise SourceArchiveError(
                     f"{self.name}: archive expands more than {self.limits.max_ratio:,} times its "
-                    f"compressed size, {_limit(self.limits, 'max_ratio')}"
+                    f"compressed size, {limit_text(self.limits, 'max_ratio')}"
                 )
         self._buf += chunk
 
@@ -208,7 +215,7 @@ def _read_tar(
                 count += 1
                 if count > limits.max_members:
                     raise SourceArchiveError(
-                        f"{name}: archive has more members than {_limit(limits, 'max_members')}"
+                        f"{name}: archive has more members than {limit_text(limits, 'max_members')}"
                     )
                 why = _refusal(tar, member)
                 if why:
@@ -218,7 +225,7 @@ def _read_tar(
                 if member.size > limits.max_member_bytes:
                     raise SourceArchiveError(
                         f"{name}: member {member.name!r} ({size_text(member.size)}) is past "
-                        f"{_limit(limits, 'max_member_bytes')}"
+                        f"{limit_text(limits, 'max_member_bytes')}"
                     )
                 path = posixpath.normpath(member.name).lstrip("/")
                 if not _wanted(path, keep):

@@ -13,6 +13,13 @@ _TOKEN = re.compile(r"\s*([A-Za-z0-9_:.+/'-]+)")
 # as removed, so they are dropped before the fields are read.
 _COMMENTED_LINE = re.compile(r"^[ \t]*%[^\n]*\n?", re.MULTILINE)
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+# An @string may concatenate itself ten times a level: 330 bytes of .bib once made one
+# 100-million-character value. A value (macros expanded) keeps at most its first
+# MAX_VALUE_CHARS, far past any reference (CITEREC_MAX_REFERENCE_CHARS cuts them at 8,192
+# anyway), and expansion over the whole database may produce at most EXPANSION_FACTOR times
+# the file's size more (a journal's @string used a thousand times is a few percent of that).
+MAX_VALUE_CHARS = 65_536
+EXPANSION_FACTOR = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +53,41 @@ def _close(text: str, start: int, opener: str) -> int:
     return len(text)
 
 
-def _value(body: str, pos: int, strings: dict[str, str]) -> tuple[str, int]:
+class _Expansion:
+    """The macros of one database and what expanding them may still produce."""
+
+    def __init__(self, size: int) -> None:
+        self.strings = {month: month.capitalize() for month in _MONTHS}
+        self.budget = EXPANSION_FACTOR * size
+        self.warnings: list[str] = []
+
+    def expand(self, word: str) -> str:
+        value = self.strings.get(word.lower())
+        if value is None:
+            return word
+        if len(value) > self.budget:
+            if not self.warnings:
+                self.warnings.append(
+                    f"@string macros expand to more than {EXPANSION_FACTOR} times the .bib "
+                    f"file's size: {word!r} and later ones are left unexpanded"
+                )
+            return word
+        self.budget -= len(value)
+        return value
+
+    def cut(self, value: str, name: str) -> str:
+        if len(value) < MAX_VALUE_CHARS:
+            return value
+        self.warnings.append(
+            f"{name}: a value longer than {MAX_VALUE_CHARS:,} characters keeps its start"
+        )
+        return value[:MAX_VALUE_CHARS]
+
+
+def _value(body: str, pos: int, macros: _Expansion) -> tuple[str, int]:
     """Read a field value (pieces joined by #) at pos; return it and the index after it."""
     parts: list[str] = []
+    length = 0
     while pos < len(body):
         while pos < len(body) and body[pos].isspace():
             pos += 1
@@ -70,9 +109,10 @@ def _value(body: str, pos: int, strings: dict[str, str]) -> tuple[str, int]:
             token = _TOKEN.match(body, pos)
             if not token:
                 break
-            word = token[1]
-            parts.append(strings.get(word.lower(), word))
+            # Once the value is full, the rest is read past, not expanded (it would be cut).
+            parts.append(macros.expand(token[1]) if length < MAX_VALUE_CHARS else "")
             pos = token.end()
+        length += len(parts[-1])
         while pos < len(body) and body[pos].isspace():
             pos += 1
         if pos < len(body) and body[pos] == "#":
@@ -82,7 +122,7 @@ def _value(body: str, pos: int, strings: dict[str, str]) -> tuple[str, int]:
     return "".join(parts), pos
 
 
-def _fields(body: str, pos: int, strings: dict[str, str]) -> dict[str, str]:
+def _fields(body: str, pos: int, macros: _Expansion, key: str) -> dict[str, str]:
     """Read `name = value` pairs from pos; a malformed one ends the entry (as BibTeX skips)."""
     fields: dict[str, str] = {}
     while pos < len(body):
@@ -91,14 +131,16 @@ def _fields(body: str, pos: int, strings: dict[str, str]) -> dict[str, str]:
         name = _NAME.match(body, pos)
         if not name or name.end() >= len(body) or body[name.end()] != "=":
             break
-        value, pos = _value(body, name.end() + 1, strings)
-        fields.setdefault(name[1].lower(), value.strip())  # BibTeX keeps a field's first value
+        value, pos = _value(body, name.end() + 1, macros)
+        value = macros.cut(value.strip(), f"{key}: {name[1].lower()}")
+        fields.setdefault(name[1].lower(), value)  # BibTeX keeps a field's first value
     return fields
 
 
-def read_database(text: str) -> list[BibEntry]:
-    """Return the entries of a .bib file in file order (a repeated key appears again)."""
-    strings = {month: month.capitalize() for month in _MONTHS}
+def read_database(text: str, warnings: list[str] | None = None) -> list[BibEntry]:
+    """Return the entries of a .bib file in file order (a repeated key appears again); what
+    was cut or left unexpanded is said in `warnings`."""
+    macros = _Expansion(len(text))
     entries: list[BibEntry] = []
     pos = 0
     while (m := _AT.search(text, pos)) is not None:
@@ -109,14 +151,16 @@ def read_database(text: str) -> list[BibEntry]:
             continue
         body = _COMMENTED_LINE.sub("", text[m.end() : end - 1])
         if kind == "string":
-            strings.update(_fields(body, 0, strings))
+            macros.strings.update(_fields(body, 0, macros, "@string"))
             continue
         comma = body.find(",")
         key = (body if comma < 0 else body[:comma]).strip()
         if not key or any(c in key for c in ' \t\n{}"='):
             continue  # not an entry BibTeX could cite
-        fields = _fields(body, comma + 1, strings) if comma >= 0 else {}
+        fields = _fields(body, comma + 1, macros, key) if comma >= 0 else {}
         entries.append(BibEntry(key, kind, fields))
+    if warnings is not None:
+        warnings.extend(macros.warnings[:10])
     return entries
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from curation.references.formats.bbl import (
     BblItem,
@@ -16,7 +17,12 @@ from curation.references.formats.bbl import (
 )
 from curation.references.formats.bib import read_bib
 from curation.references.formats.compose import compose_raw
-from curation.references.latex_source.archive import ArchiveLimits, read_eprint
+from curation.references.latex_source.archive import (
+    SETTINGS,
+    ArchiveLimits,
+    limit_text,
+    read_eprint,
+)
 from curation.references.latex_source.bibfile import BibEntry, as_bibtex, read_database
 from curation.references.latex_source.cites import ALL_ENTRIES, cite_keys
 from curation.references.latex_source.identifiers import entry_arxiv_id, entry_doi, plain
@@ -46,6 +52,10 @@ _BIBLATEX_SKIPPED = re.compile(
     re.DOTALL,
 )
 _MISSING_SHOWN = 10
+# A \bibitem's LaTeX is cut to this many times the reference cap before it is read as text
+# (its text is shorter than its LaTeX): one 49 MiB item is never converted whole.
+_LATEX_PER_CHAR = 8
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -70,32 +80,79 @@ class SourceBibliography:
     warnings: list[str] = field(default_factory=list)
 
 
-def _entry(
-    index: int, key: str | None, raw: str, doi: str | None, arxiv_id: str | None
-) -> BibliographyEntry:
-    return BibliographyEntry(index, key, " ".join(raw.split()), doi, arxiv_id)
+class _Listing:
+    """The limits on one bibliography, and the warnings they gave."""
+
+    def __init__(self, limits: ArchiveLimits, warnings: list[str]) -> None:
+        self.limits, self.warnings = limits, warnings
+        self.cut: list[str] = []
+
+    def first(self, items: Iterable[_T]) -> Iterator[_T]:
+        """Yield the first `max_references` items; count the rest and say so (read past)."""
+        count = 0
+        for item in items:
+            count += 1
+            if count <= self.limits.max_references:
+                yield item
+        if count > self.limits.max_references:
+            self.warnings.insert(
+                0,
+                f"the bibliography lists {count:,} references: only the first "
+                f"{self.limits.max_references:,} are read, "
+                f"{limit_text(self.limits, 'max_references')}",
+            )
+
+    def latex(self, body: str) -> str:
+        """Return a reference's LaTeX, cut far past what its text may keep."""
+        return body[: _LATEX_PER_CHAR * self.limits.max_reference_chars]
+
+    def entry(
+        self, index: int, key: str | None, raw: str, doi: str | None, arxiv_id: str | None,
+        length: int | None = None,
+    ) -> BibliographyEntry:  # fmt: skip
+        """Return the entry, its text cut to the reference cap (`length`: its LaTeX's, when
+        that was cut first)."""
+        raw = " ".join(raw.split())
+        cap = self.limits.max_reference_chars
+        if len(raw) > cap or (length or 0) > _LATEX_PER_CHAR * cap:
+            self.cut.append(f"{index} ({key or 'no key'}, {max(len(raw), length or 0):,})")
+            raw = raw[:cap]
+        return BibliographyEntry(index, key, raw, doi, arxiv_id)
+
+    def say_cut(self) -> None:
+        """Add one warning naming the references whose text was cut (the first ten)."""
+        if self.cut:
+            shown = ", ".join(self.cut[:_MISSING_SHOWN]) + (
+                " …" if len(self.cut) > _MISSING_SHOWN else ""
+            )
+            self.warnings.insert(
+                0,
+                f"{len(self.cut)} reference(s) longer than the limit of "
+                f"{self.limits.max_reference_chars:,} characters "
+                f"({SETTINGS['max_reference_chars']}) keep their start: {shown}",
+            )
 
 
-def _from_bibitems(items: Iterator[BblItem]) -> list[BibliographyEntry]:
+def _from_bibitems(items: Iterator[BblItem], listing: _Listing) -> list[BibliographyEntry]:
     entries: list[BibliographyEntry] = []
-    for item in items:
-        text = plain(item.body)
-        raw = bibitem_text(item.body)
-        entries.append(
-            _entry(len(entries) + 1, item.key, raw, entry_doi(text), entry_arxiv_id(text))
-        )
+    for item in listing.first(items):
+        body = listing.latex(item.body)
+        text = plain(body)
+        raw = bibitem_text(body)
+        doi, arxiv_id = entry_doi(text), entry_arxiv_id(text)
+        entries.append(listing.entry(len(entries) + 1, item.key, raw, doi, arxiv_id, len(item.body)))
     return entries
 
 
-def _from_biblatex(bbl: str) -> list[BibliographyEntry]:
+def _from_biblatex(bbl: str, listing: _Listing) -> list[BibliographyEntry]:
     entries: list[BibliographyEntry] = []
-    for item in biblatex_entries(bbl):
+    for item in listing.first(biblatex_entries(bbl)):
         fields = biblatex_fields(item.body)
         text = plain(_BIBLATEX_SKIPPED.sub(" ", item.body))
         eprints = [fields["arxiv"]] if fields.get("arxiv") else []
         doi = entry_doi(text, fields.get("doi"))
         entries.append(
-            _entry(
+            listing.entry(
                 len(entries) + 1, item.key, compose_raw(fields), doi, entry_arxiv_id(text, eprints)
             )
         )
@@ -183,7 +240,7 @@ def _bib_entry_text(entry: BibEntry) -> tuple[str, list[str]]:
     return text, [entry.fields["eprint"]] if entry.fields.get("eprint") else []
 
 
-def _from_bib(entries: list[BibEntry]) -> list[BibliographyEntry]:
+def _from_bib(entries: list[BibEntry], listing: _Listing) -> list[BibliographyEntry]:
     # read_bib composes each entry's text; given only the cited entries, written out plainly,
     # it yields them in the same order.
     raws = [ref.raw for ref in read_bib("\n".join(as_bibtex(e) for e in entries))]
@@ -191,7 +248,7 @@ def _from_bib(entries: list[BibEntry]) -> list[BibliographyEntry]:
     for entry, raw in zip(entries, raws, strict=False):
         text, eprints = _bib_entry_text(entry)
         doi = entry_doi(text, entry.fields.get("doi"))
-        out.append(_entry(len(out) + 1, entry.key, raw, doi, entry_arxiv_id(text, eprints)))
+        out.append(listing.entry(len(out) + 1, entry.key, raw, doi, entry_arxiv_id(text, eprints)))
     return out
 
 
@@ -203,8 +260,14 @@ def _bbl_path(tree: TexTree, files: Mapping[str, bytes]) -> str | None:
     return next((p for p in tree.files_read if p.lower().endswith(".bbl")), None)
 
 
-def bibliography_from_files(files: Mapping[str, bytes], *, name: str) -> SourceBibliography:
-    """Return the bibliography of a source tree given as archive path -> bytes."""
+def bibliography_from_files(
+    files: Mapping[str, bytes],
+    *,
+    name: str,
+    limits: ArchiveLimits = ArchiveLimits(),  # noqa: B008 (frozen: one shared default is safe)
+) -> SourceBibliography:
+    """Return the bibliography of a source tree given as archive path -> bytes, its entries
+    and their texts capped by `limits` (what was cut is said in its warnings)."""
     sources = {
         path: clean(decode(data))
         for path, data in files.items()
@@ -219,6 +282,7 @@ def bibliography_from_files(files: Mapping[str, bytes], *, name: str) -> SourceB
         )
     tree = read_tree(main, sources)
     warnings = list(tree.warnings)
+    listing = _Listing(limits, warnings)
     read = list(tree.files_read)
     inline = bool(_THEBIBLIOGRAPHY.search(tree.text))
     bbl = _bbl_path(tree, files)
@@ -229,21 +293,26 @@ def bibliography_from_files(files: Mapping[str, bytes], *, name: str) -> SourceB
         if bbl not in read:
             read.append(bbl)
         if "\\entry{" in text and "\\endentry" in text:
-            return SourceBibliography(_from_biblatex(text), "bbl-biblatex", main, read, warnings)
-        return SourceBibliography(
-            _from_bibitems(bibitems(text)), "bbl-bibitem", main, read, warnings
-        )
+            entries = _from_biblatex(text, listing)
+            return _listed(entries, "bbl-biblatex", main, read, listing)
+        return _listed(_from_bibitems(bibitems(text), listing), "bbl-bibitem", main, read, listing)
     bib_paths = _bib_files(tree, files, warnings)
     if bib_paths and not inline:
-        database = [entry for p in bib_paths for entry in read_database(decode(files[p]))]
-        cited = _cited_entries(cite_keys(tree.text), database, warnings)
-        return SourceBibliography(_from_bib(cited), "bib+cites", main, read + bib_paths, warnings)
+        database = [e for p in bib_paths for e in read_database(decode(files[p]), warnings)]
+        cited = list(listing.first(_cited_entries(cite_keys(tree.text), database, warnings)))
+        return _listed(_from_bib(cited, listing), "bib+cites", main, read + bib_paths, listing)
     if inline:
-        return SourceBibliography(
-            _from_bibitems(bibitems(tree.text)), "inline-bibitem", main, read, warnings
-        )
+        entries = _from_bibitems(bibitems(tree.text), listing)
+        return _listed(entries, "inline-bibitem", main, read, listing)
     warnings.append(f"{name}: {main} has no bibliography (.bbl, .bib or thebibliography)")
     return SourceBibliography([], "none", main, read, warnings)
+
+
+def _listed(
+    entries: list[BibliographyEntry], method: str, main: str, read: list[str], listing: _Listing
+) -> SourceBibliography:
+    listing.say_cut()
+    return SourceBibliography(entries, method, main, read, listing.warnings)
 
 
 def bibliography_from_eprint(
@@ -254,4 +323,5 @@ def bibliography_from_eprint(
 ) -> SourceBibliography:
     """Return the bibliography of an arXiv e-print; raise SourceArchiveError (PdfOnlySource for
     a PDF-only paper) when the e-print cannot be read safely."""
-    return bibliography_from_files(read_eprint(data, name=name, limits=limits), name=name)
+    files = read_eprint(data, name=name, limits=limits)
+    return bibliography_from_files(files, name=name, limits=limits)

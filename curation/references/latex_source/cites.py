@@ -20,11 +20,12 @@ _CITE = re.compile(
 )
 
 
-def _balanced(text: str, pos: int, open_: str, close: str) -> int | None:
-    """Return the index after the group opening at text[pos] (braces nest inside), or None."""
-    if pos >= len(text) or text[pos] != open_:
+def _balanced(text: str, pos: int, open_: str, close: str, stop: int) -> int | None:
+    """Return the index after the group opening at text[pos] (braces nest inside) if it closes
+    before `stop`, or None."""
+    if pos >= stop or text[pos] != open_:
         return None
-    depth, i, end = 0, pos, min(len(text), pos + 4096)  # a citation's argument is short
+    depth, i, end = 0, pos, min(stop, pos + 4096)  # a citation's argument is short
     while i < end:
         char = text[i]
         if char == "\\":
@@ -40,22 +41,22 @@ def _balanced(text: str, pos: int, open_: str, close: str) -> int | None:
     return None
 
 
-def _skip(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos].isspace():
+def _skip(text: str, pos: int, stop: int) -> int:
+    while pos < stop and text[pos].isspace():
         pos += 1
     return pos
 
 
-def _keys_group(text: str, pos: int) -> tuple[list[str], int] | None:
-    """Read up to two [optional] arguments and a {keys} argument at pos."""
+def _keys_group(text: str, pos: int, stop: int) -> tuple[list[str], int] | None:
+    """Read up to two [optional] arguments and a {keys} argument at pos, before `stop`."""
     for _ in range(2):
-        pos = _skip(text, pos)
-        after = _balanced(text, pos, "[", "]")
+        pos = _skip(text, pos, stop)
+        after = _balanced(text, pos, "[", "]", stop)
         if after is None:
             break
         pos = after
-    pos = _skip(text, pos)
-    after = _balanced(text, pos, "{", "}")
+    pos = _skip(text, pos, stop)
+    after = _balanced(text, pos, "{", "}", stop)
     if after is None:
         return None
     raw = [k.strip() for k in text[pos + 1 : after - 1].split(",")]
@@ -65,24 +66,33 @@ def _keys_group(text: str, pos: int) -> tuple[list[str], int] | None:
 
 
 def cite_keys(text: str) -> Iterator[str]:
-    """Yield every cited key in order of appearance (repeats included; "*" for \\nocite{*})."""
-    for m in _CITE.finditer(text):
+    """Yield every cited key in order of appearance (repeats included; "*" for \\nocite{*}).
+
+    A citation's arguments are read up to the next citation command at most: they never hold
+    one, and so each character is scanned for one citation only. (100,000 unclosed "\\cite{",
+    each scanning 4,096 characters ahead, took 23 s.)
+    """
+    matches = _CITE.finditer(text)
+    following = next(matches, None)
+    while (m := following) is not None:
+        following = next(matches, None)
+        stop = following.start() if following else len(text)
         pos = m.end()
         if m["multi"]:
             for _ in range(2):  # (pre)(post) notes of the whole list
-                pos = _skip(text, pos)
-                after = _balanced(text, pos, "(", ")")
+                pos = _skip(text, pos, stop)
+                after = _balanced(text, pos, "(", ")", stop)
                 if after is None:
                     break
                 pos = after
-            while (group := _keys_group(text, pos)) is not None:
+            while (group := _keys_group(text, pos, stop)) is not None:
                 yield from group[0]
                 pos = group[1]
-                nxt = _skip(text, pos)
-                if nxt >= len(text) or text[nxt] not in "[{":
+                nxt = _skip(text, pos, stop)
+                if nxt >= stop or text[nxt] not in "[{":
                     break
         else:
-            group = _keys_group(text, pos)
+            group = _keys_group(text, pos, stop)
             if group is not None:
                 yield from group[0]
 

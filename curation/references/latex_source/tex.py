@@ -36,11 +36,14 @@ _NOT_CONDITIONALS = frozenset(
 )
 # "\let\ifdraft\iffalse" and "\newif\ifdraft" name a conditional without opening one.
 _DEFINED_HERE = re.compile(r"\\(?:let|newif|def|global)\s*(?:\\[A-Za-z@]+\s*=?\s*)?$")
+# Each part can match a character one way only: "\{\s*([^{}]*?)\s*\}" could split a run of
+# blanks three ways, and "\input{" with thousands of blanks and no "}" never finished. The
+# names are stripped afterwards instead.
 _INPUT = re.compile(
     r"\\(?:(?P<one>input|include|subfile|InputIfFileExists)(?![A-Za-z@])\s*"
-    r"(?:\{\s*(?P<file>[^{}]*?)\s*\}|(?P<bare>[^\s{}\\%]+))"
+    r"(?:\{(?P<file>[^{}]*)\}|(?P<bare>[^\s{}\\%]+))"
     r"|(?P<two>import|subimport|inputfrom|includefrom|subinputfrom|subincludefrom)\*?\s*"
-    r"\{\s*(?P<dir>[^{}]*?)\s*\}\s*\{\s*(?P<file2>[^{}]*?)\s*\})"
+    r"\{(?P<dir>[^{}]*)\}\s*\{(?P<file2>[^{}]*)\})"
 )
 
 
@@ -116,12 +119,13 @@ def input_commands(text: str) -> Iterator[InputCommand]:
     """Yield the \\input, \\include, \\subfile and \\import commands of cleaned TeX text."""
     for m in _INPUT.finditer(text):
         if m["one"]:
-            target = (m["file"] if m["file"] is not None else m["bare"]).strip('"')
+            target = (m["file"] if m["file"] is not None else m["bare"]).strip().strip('"')
             include = m["one"] in ("include", "subfile")
             yield InputCommand(m.start(), m.end(), target, include, None, False)
         else:
             relative = m["two"].startswith("sub")
-            yield InputCommand(m.start(), m.end(), m["file2"].strip('"'), False, m["dir"], relative)
+            target, folder = m["file2"].strip().strip('"'), m["dir"].strip()
+            yield InputCommand(m.start(), m.end(), target, False, folder, relative)
 
 
 def _join(folder: str, name: str) -> str | None:

@@ -14,6 +14,7 @@ from .runs import (
     ChunkOutcome,
     chunk_failed,
     chunk_resolve,
+    chunk_take_ended,
     run_create,
     run_unfinished_chunks,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "ChunkOutcome",
     "Prepared",
     "chunk_failed",
+    "chunk_take_ended",
     "chunk_resolve",
     "locked_observations",
     "observation_input",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -97,10 +98,16 @@ class ChunkOutcome:
 
 
 _LEASE_SQL = """
-    UPDATE resolution_resolutionchunk SET started_at = %s, attempts = attempts + 1
+    UPDATE resolution_resolutionchunk
+    SET started_at = %s, attempts = attempts + 1, interrupted = interrupted + 1
     WHERE id = (SELECT id FROM resolution_resolutionchunk
                 WHERE id = %s AND done_at IS NULL FOR UPDATE SKIP LOCKED)
 """
+# Every take of a chunk that ends in Python (done, retried, failed) sets `interrupted` back to
+# 0; a take whose worker was killed (out of memory, a crash) leaves it counted. A chunk taken
+# again after two such takes is failed, with the reason, instead of killing a third worker:
+# acks_late would deliver it again and again.
+MAX_INTERRUPTED = 2
 
 
 def chunk_resolve(*, chunk_id: int, actor: Actor) -> ChunkOutcome:
@@ -130,6 +137,9 @@ def chunk_resolve(*, chunk_id: int, actor: Actor) -> ChunkOutcome:
             return _chunk_not_taken(chunk_id, chunk)
         if not leased:  # another worker held it a moment ago and let go without finishing
             log.info("chunk %s: taken after another worker let go of it", chunk_id)
+        elif chunk.interrupted > MAX_INTERRUPTED:
+            chunk_failed(chunk_id=chunk_id, error=interrupted_message(chunk.interrupted - 1))
+            return ChunkOutcome(chunk_id, skipped="its takes never ended")
         run = ResolutionRun.objects.only("pk", "reason").get(pk=chunk.run_id)
         # Read once, locked: what the verdicts are computed from is what they are written over.
         observations = list(locked_observations(Observation.objects.filter(pk__any=chunk.observation_ids)))
@@ -137,7 +147,7 @@ def chunk_resolve(*, chunk_id: int, actor: Actor) -> ChunkOutcome:
             observations=observations, actor=actor, reason=run.reason, locked=True
         )
         now = timezone.now()
-        ResolutionChunk.objects.filter(pk=chunk.pk).update(done_at=now, last_error="")
+        ResolutionChunk.objects.filter(pk=chunk.pk).update(done_at=now, last_error="", interrupted=0)
         _run_count(run.pk, len(chunk.observation_ids), outcome, now)
     return ChunkOutcome(chunk_id, batch=outcome)
 
@@ -173,13 +183,27 @@ def _run_count(run_id: int, size: int, outcome: BatchOutcome, now: datetime) -> 
         )
 
 
+def interrupted_message(count: int) -> str:
+    """Say why a chunk is not resolved again after `count` takes whose worker was killed."""
+    return (
+        f"{count} takes in a row never ended: the worker was killed (out of memory, or past "
+        f"the hard time limit of {settings.CELERY_TASK_TIME_LIMIT} s, CELERY_TASK_TIME_LIMIT); "
+        "resume the run to try again"
+    )
+
+
+def chunk_take_ended(*, chunk_id: int) -> None:
+    """Record that a take of the chunk ended without finishing it (it will be retried)."""
+    ResolutionChunk.objects.filter(pk=chunk_id).update(interrupted=0)
+
+
 def chunk_failed(*, chunk_id: int, error: str) -> None:
     """Record that a chunk gave up after its retries: on the chunk, and on its run (failed)."""
     chunk = ResolutionChunk.objects.filter(pk=chunk_id).first()
     if chunk is None or chunk.done_at is not None:
         return
     with transaction.atomic():
-        ResolutionChunk.objects.filter(pk=chunk_id).update(last_error=error[:2000])
+        ResolutionChunk.objects.filter(pk=chunk_id).update(last_error=error[:2000], interrupted=0)
         run = ResolutionRun.objects.select_for_update().get(pk=chunk.run_id)
         run.errors = (run.errors + [f"chunk {chunk.number}: {error}"])[:MAX_RUN_ERRORS]
         run.status = RunStatus.FAILED
