@@ -372,17 +372,53 @@ def import_crossref_works(
     whole = set_key(path)
     if whole is not None:
         _start_set(whole, restart)
-    pieces = _crossref_pieces(path, whole, batch_size, keep_raw, restart, report)
-    for piece, rows in _in_order(pieces, processes):
-        _store_piece(piece, rows, whole, batch_size, report)
-        if progress:
-            progress(rows.read)
+    deferred = _defer_title_index(path)
+    try:
+        pieces = _crossref_pieces(path, whole, batch_size, keep_raw, restart, report)
+        for piece, rows in _in_order(pieces, processes):
+            _store_piece(piece, rows, whole, batch_size, report)
+            if progress:
+                progress(rows.read)
+    finally:
+        if deferred:  # also when the load stopped: the resolver's title search needs it
+            settle_catalogue("crossref")
     if whole is not None and report.stopped is None:
         ImportCheckpoint.objects.filter(kind=_SET, file_key=whole).update(finished=True)
     if report.inserted or report.updated:
-        settle_catalogue("crossref")
+        if not deferred:
+            settle_catalogue("crossref")
         refresh_title_words()
     return report
+
+
+_WORKS = "resolution_crossrefwork"
+
+# Fewest bytes a work takes in a file (gzip'd, without references): the input holds at least
+# its size over this many works.
+_BYTES_PER_WORK = 4096
+
+
+def _defer_title_index(path: Path) -> bool:
+    """Drop the title index for a load at least as large as the catalogue; True when dropped.
+
+    Kept up row by row, the GIN index over titles costs more than half of PostgreSQL's time per
+    work; built after the load (by settle_catalogue), a small part of it, when the load is
+    large relative to the table. The owner's function does the drop (migration 0008).
+    """
+    files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
+    incoming = sum(p.stat().st_size for p in files) // _BYTES_PER_WORK
+    with connection.cursor() as cursor:
+        # The planner's estimate, kept by the ANALYZE of every import; counted (no further than
+        # the load's size) when the table was never analyzed.
+        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [_WORKS])
+        held = float(cursor.fetchone()[0])
+        if held < 0:
+            cursor.execute(f"SELECT count(*) FROM (SELECT FROM {_WORKS} LIMIT %s) t", [incoming])
+            held = float(cursor.fetchone()[0])
+        if incoming < max(held, 1):
+            return False
+        cursor.execute("SELECT resolution_defer_catalogue_index('crossref')")
+        return bool(cursor.fetchone()[0])
 
 
 _SET = "crossref-set"
