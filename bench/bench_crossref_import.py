@@ -7,7 +7,9 @@ For each size: the works are generated once into bench/.data/, a fresh test data
 (named after DATABASE_URL's, migrations applied: every index exists), the import runs once into
 the empty catalogue and once more over the same works (every work updated), and each line
 printed names the size, the input form, the seconds, works/s, and the machine (cores, load
-average before the run, PostgreSQL version), the same way at every size.
+average before the run, PostgreSQL version, the yardstick of bench/proc_cpu.py), the same way at
+every size, with the CPU per work of this process and its workers (Python) and of its
+PostgreSQL backend: on a shared machine the rate moves with others' load, the CPU much less.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 
+from proc_cpu import process_cpu, yardstick  # noqa: E402
+
 
 def machine(connection: object) -> str:
     """Say what the figures ran on: cores, load average now, Python, PostgreSQL."""
@@ -36,6 +40,15 @@ def machine(connection: object) -> str:
         f"{os.cpu_count()} cores, load {load}, Python {platform.python_version()}, "
         f"PostgreSQL {server}"
     )
+
+
+def cpu_now(connection: object) -> tuple[float, float]:
+    """Return CPU seconds so far of this process with its reaped workers, and of its backend."""
+    with connection.cursor() as cursor:  # type: ignore[attr-defined]
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = process_cpu(cursor.fetchone()[0])
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system, backend
 
 
 def main() -> None:
@@ -63,14 +76,17 @@ def main() -> None:
         try:
             runs = ("first import",) if args.once else ("first import", "re-import")
             for label in runs:
-                where = machine(connection)
+                where = f"{machine(connection)}, yardstick {yardstick() * 1000:.0f} ms"
+                cpu = cpu_now(connection)
                 started = time.perf_counter()
                 report = catalogue_imports.import_crossref_works(path=path, **options)
                 took = time.perf_counter() - started
+                python, backend = (b - a for a, b in zip(cpu, cpu_now(connection), strict=True))
                 print(
                     f"{count:>9,} works, {args.form:<6} {label:<13} {took:7.1f}s "
-                    f"{count / took:8,.0f} works/s  (added {report.inserted:,}, updated "
-                    f"{report.updated:,}, bad {report.bad_count})  [{where}]",
+                    f"{count / took:8,.0f} works/s  CPU per work: Python {python / count * 1e6:.0f}"
+                    f" + PostgreSQL {backend / count * 1e6:.0f} us  (added {report.inserted:,}, "
+                    f"updated {report.updated:,}, bad {report.bad_count})  [{where}]",
                     flush=True,
                 )
         finally:
