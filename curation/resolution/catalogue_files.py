@@ -25,7 +25,6 @@ from curation.limits import Limits
 from curation.resolution.catalogue_rows import (
     BadLine,
     UnreadableInput,
-    arxiv_row,
     crossref_document,
     crossref_fields,
     file_key,
@@ -136,8 +135,7 @@ class Piece:
 class PieceRows:
     """What a worker made of a piece: COPY rows with where each came from, and skipped items."""
 
-    # Crossref: (where, item, COPY row); the snapshot: (line, *arxiv_row)
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    rows: list[tuple[str, int, bytes]] = field(default_factory=list)  # (where, item, row)
     bad: list[str] = field(default_factory=list)
     read: int = 0
     items: int = 0  # a document: how many items it holds
@@ -177,31 +175,6 @@ def read_piece(piece: Piece) -> PieceRows:
         if piece.lines is None:
             return _read_document(piece)
         return _read_lines(piece)
-
-
-def read_snapshot_piece(piece: Piece) -> PieceRows:
-    """Return the curation_paper rows of some arXiv snapshot lines, the bad ones by line.
-
-    Runs in a worker process, with the garbage collector paused (`paused_gc` says why).
-    """
-    result = PieceRows()
-    name = piece.source.name
-    with paused_gc():
-        for number, line in piece.lines or ():
-            result.read += 1
-            if isinstance(line, str):
-                result.bad.append(f"{name}:{number}: {line}")
-                continue
-            if not line.strip():
-                continue
-            try:
-                row = arxiv_row(parse_line(line, piece.limits), piece.limits)
-                result.rows.append((number, *row))
-            except BadLine as exc:
-                result.bad.append(f"{name}:{number}: {exc}")
-            except ValueError as exc:
-                result.bad.append(f"{name}:{number}: not JSON: {exc}")
-    return result
 
 
 def _read_lines(piece: Piece) -> PieceRows:

@@ -240,24 +240,3 @@ def test_snapshot_lines_still_import_through_the_checks() -> None:
                                     doi="10.1/x", journal_ref="Phys. Rev. D 65 (2002) 094516"))  # fmt: skip
     row = catalogue_rows.arxiv_row(item)
     assert row[0] == "2101.00001" and row[6] == 2 and row[12] == 2021
-
-
-def test_snapshot_lines_parsed_by_two_processes_keep_their_order_checkpoint_and_reports(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "snap.jsonl"
-    lines = [paper(n) for n in range(1, 12)]
-    lines[4] = paper(5, authors=5)
-    lines[8] = paper(3, title="The later line of one id wins")
-    path.write_text("\n".join(lines) + "\n")
-
-    out, err = run("import_arxiv_snapshot", path, "--batch-size", "2", "--processes", "2")
-
-    assert skipped(err) == [f"skipped {path}:5: field 'authors': expected a string, found a number"]
-    assert sorted(Paper.objects.values_list("arxiv_id", flat=True)) == [
-        f"2101.{n:05d}" for n in (1, 2, 3, 4, 6, 7, 8, 10, 11)
-    ]
-    assert Paper.objects.get(arxiv_id="2101.00003").title == "The later line of one id wins"
-    checkpoint = ImportCheckpoint.objects.get(kind="arxiv")
-    assert (checkpoint.line, checkpoint.finished, checkpoint.bad_lines) == (11, True, 1)
-    assert f"{path}: 9 papers added, 1 updated, 1 bad lines skipped" in out

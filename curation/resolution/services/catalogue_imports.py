@@ -24,11 +24,9 @@ from curation.resolution.catalogue_files import (
     CROSSREF_COLUMNS,
     Piece,
     PieceRows,
-    Source,
     is_document,
     line_pieces,
     read_piece,
-    read_snapshot_piece,
     set_key,
     sources,
 )
@@ -37,9 +35,15 @@ from curation.resolution.catalogue_rows import (
     PAPER_COLUMNS,
     BadLine,
     ImportReport,
+    UnreadableInput,
+    arxiv_row,
     crossref_fields,
     file_key,
+    numbered_lines,
     open_input,
+    parse_line,
+    paused_gc,
+    too_long,
 )
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
 
@@ -107,13 +111,11 @@ def import_arxiv_snapshot(
     batch_size: int = 20_000,
     progress: Callable[[int], None] | None = None,
     restart: bool = False,
-    processes: int = 1,
 ) -> ImportReport:
     """Load an arXiv snapshot into the catalogue, in batches, resuming after the last one done.
 
-    Batches of `batch_size` lines are parsed by `processes` worker processes; each is COPYed
-    into a staging table, then upserted in the same transaction that moves the checkpoint, so
-    a stopped import resumes exactly where it left off.
+    Each batch is COPYed into a staging table, then upserted in the same transaction that
+    moves the checkpoint, so a stopped import resumes exactly where it left off.
     """
     report = ImportReport()
     key = file_key(path)
@@ -123,26 +125,41 @@ def import_arxiv_snapshot(
         checkpoint.finished = False
     report.resumed_at = checkpoint.line
     limits = current_limits()
-    source = Source(name=str(path), key=key, path=path)
-    with open_input(path) as handle:
+    with open_input(path) as handle, paused_gc():
         if checkpoint.byte_offset:
             handle.seek(checkpoint.byte_offset)
-        start = (checkpoint.line, checkpoint.byte_offset)
-        pieces = line_pieces(source, handle, start, batch_size, limits, keep_raw=False)
-        for piece, read in _in_order(pieces, read_snapshot_piece, processes):
-            report.read += read.read
-            for message in read.bad:
-                report.note_bad(message)
-            # The complete lines read before a file stops being readable are good: keep them,
-            # and say where reading stopped.
-            report.stopped = report.stopped or piece.stopped
-            final = piece.last and piece.stopped is None
-            _load_batch(
-                read.rows, checkpoint, piece.line, piece.offset, report, actor, reason, path,
-                final=final,
-            )  # fmt: skip
-            if progress and read.rows:
-                progress(len(read.rows))
+        rows: list[tuple[Any, ...]] = []
+        last_line, last_offset = checkpoint.line, checkpoint.byte_offset
+        lines = numbered_lines(handle, checkpoint.line, path, limits.line_bytes)
+        try:
+            for number, offset, line in lines:
+                length, last_line, last_offset = offset - last_offset, number, offset
+                report.read += 1
+                if line is None:
+                    report.note_bad(f"{path}:{number}: {too_long(length, limits)}")
+                    continue
+                if not line.strip():
+                    continue
+                try:
+                    rows.append((number, *arxiv_row(parse_line(line, limits), limits)))
+                except BadLine as exc:
+                    report.note_bad(f"{path}:{number}: {exc}")
+                except ValueError as exc:
+                    report.note_bad(f"{path}:{number}: not JSON: {exc}")
+                if len(rows) >= batch_size:
+                    _load_batch(rows, checkpoint, number, offset, report, actor, reason, path)
+                    if progress:
+                        progress(len(rows))
+                    rows = []
+        except UnreadableInput as exc:
+            # The complete lines read so far are good: keep them, and say where reading stopped.
+            report.stopped = str(exc)
+        final = report.stopped is None
+        _load_batch(
+            rows, checkpoint, last_line, last_offset, report, actor, reason, path, final=final
+        )
+        if progress and rows:
+            progress(len(rows))
     # Also when no paper changed: the locators follow every line (the planner must know the
     # locator table is large).
     settle_catalogue("arxiv")
@@ -359,7 +376,7 @@ def import_crossref_works(
     deferred = _defer_title_index(path)
     try:
         pieces = _crossref_pieces(path, whole, batch_size, keep_raw, restart, report)
-        for piece, rows in _in_order(pieces, read_piece, processes):
+        for piece, rows in _in_order(pieces, processes):
             _store_piece(piece, rows, whole, batch_size, report)
             if progress:
                 progress(rows.read)
@@ -442,12 +459,7 @@ def _crossref_pieces(
             yield from line_pieces(source, handle, start, size, limits, keep_raw)
 
 
-_Read = TypeVar("_Read")
-
-
-def _in_order(
-    pieces: Iterator[Piece], read: Callable[[Piece], _Read], processes: int
-) -> Iterator[tuple[Piece, _Read]]:
+def _in_order(pieces: Iterator[Piece], processes: int) -> Iterator[tuple[Piece, PieceRows]]:
     """Read pieces in `processes` worker processes (here with 1), yielding them in order.
 
     At most two pieces per process are in flight, so memory stays flat whatever the input's
@@ -455,12 +467,12 @@ def _in_order(
     """
     if processes <= 1:
         for piece in pieces:
-            yield piece, read(piece)
+            yield piece, read_piece(piece)
         return
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        flight: deque[tuple[Piece, AsyncResult[_Read]]] = deque()
+        flight: deque[tuple[Piece, AsyncResult[PieceRows]]] = deque()
         for piece in pieces:
-            flight.append((piece, pool.apply_async(read, (piece,))))
+            flight.append((piece, pool.apply_async(read_piece, (piece,))))
             if len(flight) >= 2 * processes:
                 done, result = flight.popleft()
                 yield done, result.get()
