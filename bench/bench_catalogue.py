@@ -9,7 +9,6 @@ A second, unchanged import of the same file measures the idempotent path.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import json
 import os
@@ -125,9 +124,6 @@ def main() -> None:
     from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 
     sizes = [int(a) for a in sys.argv[1:]] or [100_000]
-    # Parsing in worker processes came with the Crossref folders (the revision before had none).
-    parameters = inspect.signature(import_arxiv_snapshot).parameters
-    options = {"processes": os.cpu_count() or 1} if "processes" in parameters else {}
     for count in sizes:
         path = generate(count)
         name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
@@ -137,7 +133,7 @@ def main() -> None:
                 started = time.perf_counter()
                 report = import_arxiv_snapshot(
                     path=path, actor=Actor.importer("bench"), reason="bench", restart=restart,
-                    batch_size=settings.CITEREC_IMPORT_BATCH, **options,
+                    batch_size=settings.CITEREC_IMPORT_BATCH,
                 )  # fmt: skip
                 took = time.perf_counter() - started
                 print(
