@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 
 
@@ -115,6 +116,7 @@ def main() -> None:
     import django
 
     django.setup()
+    from bench_crossref_import import machine
     from django.conf import settings
     from django.db import connection
 
@@ -127,6 +129,7 @@ def main() -> None:
         name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
         try:
             for label, restart in (("first import", False), ("re-import, unchanged", True)):
+                where = machine(connection)
                 started = time.perf_counter()
                 report = import_arxiv_snapshot(
                     path=path, actor=Actor.importer("bench"), reason="bench", restart=restart,
@@ -135,7 +138,7 @@ def main() -> None:
                 took = time.perf_counter() - started
                 print(
                     f"{count:>9,} papers, {label:<21} {took:7.1f}s  {count / took:8,.0f} papers/s"
-                    f"  (added {report.inserted:,}, updated {report.updated:,})",
+                    f"  (added {report.inserted:,}, updated {report.updated:,})  [{where}]",
                     flush=True,
                 )
         finally:

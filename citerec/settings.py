@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -387,6 +388,8 @@ if _REDIS_PREFIX:
 CITEREC_OFFLINE = env_bool("CITEREC_OFFLINE", default=False)
 # Lines per batch of an arXiv snapshot import (one transaction each); benchmarks vary it.
 CITEREC_IMPORT_BATCH = env_int("CITEREC_IMPORT_BATCH", 20_000)
+# Worker processes that parse catalogue files in parallel (the import itself only COPYs).
+CITEREC_IMPORT_PROCESSES = env_int("CITEREC_IMPORT_PROCESSES", os.cpu_count() or 1)
 # High-precision mode: a link made by matching the reference text (not by an identifier) whose
 # calibrated probability (curation/resolution/calibration.py) is below this stays unresolved,
 # with its candidates, for curators. 0 = off. bench/calibrate.py prints what each bar keeps.

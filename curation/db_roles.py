@@ -82,6 +82,9 @@ def grant_runtime_role(role: str, *, using: str = "default", password: str | Non
             # Catalogue imports: the owner's GIN pending-list merge and ANALYZE, nothing else
             # (curation/resolution/migrations/0005_catalogue_settle_function.py).
             f"GRANT EXECUTE ON FUNCTION {s}.resolution_settle_catalogue(text) TO {r}",
+            # and the drop of the Crossref title index before a bulk load (0008), rebuilt by
+            # the settle after it.
+            f"GRANT EXECUTE ON FUNCTION {s}.resolution_defer_catalogue_index(text) TO {r}",
             f"REVOKE ALL ON ALL TABLES IN SCHEMA {s} FROM {r}",
             f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {s} FROM {r}",
             f"GRANT {DATA_PRIVILEGES} ON ALL TABLES IN SCHEMA {s} TO {r}",

@@ -163,6 +163,8 @@ def walk(value: Any) -> Iterator[tuple[str, Any, int]]:
 
 def container_too_deep(value: Any, limit: int) -> str | None:
     """Return the JSON path of the first array or object deeper than `limit`, else None."""
+    if not _nests_past(value, limit):
+        return None  # the walk below names paths: 70 µs a Crossref work, this 4
     for path, item, depth in walk(value):
         if depth > limit and isinstance(item, dict | list):
             return path
@@ -187,6 +189,21 @@ def loads_bounded(text: str | bytes, limit: int) -> Any:
         if path is not None:
             raise JsonTooDeep(path, limit)
     return value
+
+
+def _nests_past(value: Any, limit: int) -> bool:
+    """Tell whether an array or object inside `value` is deeper than `limit` (no paths made)."""
+    if not isinstance(value, dict | list):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+    return False
 
 
 def _may_nest_past(text: str | bytes, limit: int) -> bool:

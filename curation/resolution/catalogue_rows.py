@@ -9,10 +9,12 @@ curation.resolution.services.catalogue_imports.
 
 from __future__ import annotations
 
+import gc
 import gzip
 import re
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,7 +27,6 @@ from curation.limits import (
     JsonTooDeep,
     Limits,
     container_too_deep,
-    current_limits,
     drop_escaped_nul,
     loads_bounded,
     read_line,
@@ -94,6 +95,23 @@ class ImportReport:
         self.bad_count += 1
         if len(self.bad) < 1000:
             self.bad.append(message)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Keep the cyclic garbage collector off while catalogue lines are parsed into rows.
+
+    Parsing makes hundreds of thousands of small containers and nothing cyclic, and the
+    collector's passes over them cost more than the parse itself: a snapshot line 74 µs of CPU
+    with it, 30 without; orjson on a Crossref work 39 µs with it, 12 without.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def open_input(path: Path) -> IO[bytes]:
@@ -269,7 +287,7 @@ def numbered_lines(
         try:
             line, length = read_line(handle, limit)
         except (EOFError, OSError, zlib.error) as exc:
-            raise UnreadableInput(f"{path}: line {number + 1}: {_unreadable(exc)}") from None
+            raise UnreadableInput(f"{path}: line {number + 1}: {unreadable(exc)}") from None
         if not length:
             return
         number += 1
@@ -277,7 +295,7 @@ def numbered_lines(
         yield number, offset, line
 
 
-def _unreadable(exc: BaseException) -> str:
+def unreadable(exc: BaseException) -> str:
     """Say in a few words why compressed input stopped being readable."""
     if isinstance(exc, EOFError):
         return "the compressed data ends early (truncated .gz file?); the lines before it were read"
@@ -444,47 +462,15 @@ def _crossref_locator(work: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def crossref_items(path: Path, report: ImportReport) -> Iterator[tuple[str, Any]]:
-    """Yield (where, work) from JSON lines, or from one {"items"} / {"message": {"items"}} file."""
-    limits = current_limits()
-    with open_input(path) as handle:
-        head = b""
-        try:
-            while len(head) < 1 << 16 and (chunk := handle.read(1 << 12)):
-                head += chunk
-        except (EOFError, OSError, zlib.error):
-            pass  # reading again below reports it, with the line it reached
-        handle.seek(0)
-        stripped = head.lstrip()
-        whole = stripped.startswith(b"{") and (b'"items"' in head) and b"\n{" not in stripped
-        if whole:
-            document = _whole_document(handle, path, limits)
-            where, items = _document_items(document, path)
-            for index, item in enumerate(items):
-                yield f"{path}: {where}[{index}]", item
-            return
-        previous = 0
-        try:
-            for number, offset, line in numbered_lines(handle, 0, path, limits.line_bytes):
-                length, previous = offset - previous, offset
-                if line is None:
-                    report.read += 1
-                    report.note_bad(f"{path}:{number}: {too_long(length, limits)}")
-                    continue
-                if not line.strip():
-                    continue
-                report.read += 1
-                try:
-                    yield f"{path}:{number}", parse_line(line, limits)
-                except BadLine as exc:
-                    report.note_bad(f"{path}:{number}: {exc}")
-                except ValueError as exc:
-                    report.note_bad(f"{path}:{number}: not JSON: {exc}")
-        except UnreadableInput as exc:
-            report.stopped = str(exc)
+def crossref_document(handle: IO[bytes], name: str, limits: Limits) -> tuple[str, list[Any]]:
+    """Return where the works are ("items" or "message.items") and the works of one document.
+
+    A document of the wrong shape, too large or nested too deep is refused whole (BadLine).
+    """
+    return _document_items(_whole_document(handle, name, limits), name)
 
 
-def _document_items(document: dict[str, Any], path: Path) -> tuple[str, list[Any]]:
+def _document_items(document: dict[str, Any], path: str) -> tuple[str, list[Any]]:
     """Return where the works are and the works of a {"items"} or {"message": {"items"}} file.
 
     A Crossref API answer holds its works in "message"; a file of ours at the top. A document
@@ -506,17 +492,17 @@ def _document_items(document: dict[str, Any], path: Path) -> tuple[str, list[Any
     return where, items
 
 
-def _whole_document(handle: IO[bytes], path: Path, limits: Limits) -> Any:
+def _whole_document(handle: IO[bytes], path: str, limits: Limits) -> Any:
     """Return one {"items"} document, refusing it past the file size or nesting limits."""
     try:
         data = handle.read(limits.json_file_bytes + 1)
     except (EOFError, OSError, zlib.error) as exc:
-        raise BadLine(f"{path}: {_unreadable(exc)}") from None
+        raise BadLine(f"{path}: {unreadable(exc)}") from None
     if len(data) > limits.json_file_bytes:
         size = limits.describe("json_file_bytes", "bytes")
         raise BadLine(f"{path}: a single JSON document larger than {size}; use JSON lines")
     try:
-        document = loads_bounded(drop_escaped_nul(data), limits.json_depth)
+        document = _loads_document(drop_escaped_nul(data), limits.json_depth)
     except JsonTooDeep as exc:
         depth = limits.describe("json_depth", "levels")
         raise BadLine(f"{path}: {exc.where}: nested deeper than {depth}") from None
@@ -524,4 +510,20 @@ def _whole_document(handle: IO[bytes], path: Path, limits: Limits) -> Any:
         raise BadLine(f"{path}: not a JSON document: {exc}") from exc
     if not isinstance(document, dict):
         raise BadLine(f"{path}: expected a JSON object with 'items'")
+    return document
+
+
+def _loads_document(data: bytes, depth: int) -> Any:
+    """Parse a whole document: orjson when it can (2-3 times json.loads), else loads_bounded.
+
+    orjson refuses what json.loads reads (a lone surrogate, NaN, an integer past 64 bits, 1,024
+    levels); loads_bounded reads those as before, so a document parses to the same values.
+    """
+    try:
+        document = _loads(data)
+    except ValueError:
+        return loads_bounded(data, depth)
+    path = container_too_deep(document, depth)
+    if path is not None:
+        raise JsonTooDeep(path, depth)
     return document

@@ -144,3 +144,52 @@ def test_the_runtime_role_can_settle_only_the_catalogue(runtime_role: RuntimeRol
         conn.rollback()
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("SELECT gin_clean_pending_list('obs_text_fts'::regclass)")
+
+
+def index_oid(name: str) -> int | None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s)::oid", [name])
+        oid = cursor.fetchone()[0]
+    return int(oid) if oid is not None else None
+
+
+def test_a_crossref_load_larger_than_the_catalogue_builds_the_title_index_after_it(
+    runtime_role: RuntimeRole, tmp_path: Path
+) -> None:
+    """The runtime role drops and rebuilds the index only through the owner's two functions."""
+    path = tmp_path / "works.jsonl"
+    padding = "p" * 300  # 400 works of about 400 bytes: a load of ~40 works by its size
+    path.write_text(
+        "\n".join(
+            json.dumps({"DOI": f"10.1000/big.{n}", "title": [f"Bulk loaded work {n}"],
+                        "publisher": padding})  # fmt: skip
+            for n in range(400)
+        )
+        + "\n"
+    )
+    before = index_oid("crossref_title_fts")
+    analyzed = analyzed_at("resolution_crossrefwork")
+
+    result = run_as(runtime_role, "import_crossref_works", str(path), "--verbosity", "0",
+                    "--no-requeue")  # fmt: skip
+
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"{path}: 400 works added, 0 updated, 0 bad lines skipped" in result.stdout
+    after = index_oid("crossref_title_fts")
+    assert after is not None and after != before  # dropped before the load, built after it
+    assert_analyzed_since(analyzed, "resolution_crossrefwork")
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")
+        cursor.execute(
+            "SELECT doi FROM resolution_crossrefwork WHERE to_tsvector('simple'::regconfig, "
+            "COALESCE(title_norm, '')) @@ 'bulk & 399'::tsquery"
+        )
+        assert cursor.fetchall() == [("10.1000/big.399",)]
+        cursor.execute("RESET enable_seqscan")
+    # A small load into a catalogue this size keeps the index as it is.
+    small = tmp_path / "small.jsonl"
+    small.write_text(json.dumps({"DOI": "10.1000/one", "title": ["One more"]}) + "\n")
+    result = run_as(runtime_role, "import_crossref_works", str(small), "--verbosity", "0",
+                    "--no-requeue")  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert index_oid("crossref_title_fts") == after

@@ -7,7 +7,10 @@ is skipped (`_store_apart_from_refused`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import multiprocessing
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from multiprocessing.pool import AsyncResult
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,6 +20,16 @@ from django.utils import timezone
 
 from curation.audit import Actor, audited
 from curation.limits import current_limits
+from curation.resolution.catalogue_files import (
+    CROSSREF_COLUMNS,
+    Piece,
+    PieceRows,
+    is_document,
+    line_pieces,
+    read_piece,
+    set_key,
+    sources,
+)
 from curation.resolution.catalogue_rows import (
     LOCATOR_COLUMNS,
     PAPER_COLUMNS,
@@ -25,11 +38,11 @@ from curation.resolution.catalogue_rows import (
     UnreadableInput,
     arxiv_row,
     crossref_fields,
-    crossref_items,
     file_key,
     numbered_lines,
     open_input,
     parse_line,
+    paused_gc,
     too_long,
 )
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
@@ -112,7 +125,7 @@ def import_arxiv_snapshot(
         checkpoint.finished = False
     report.resumed_at = checkpoint.line
     limits = current_limits()
-    with open_input(path) as handle:
+    with open_input(path) as handle, paused_gc():
         if checkpoint.byte_offset:
             handle.seek(checkpoint.byte_offset)
         rows: list[tuple[Any, ...]] = []
@@ -308,49 +321,215 @@ def _store_crossref_fields(batch: Sequence[dict[str, Any]]) -> int:
     return len(objects)
 
 
+_CROSSREF_STAGE = "resolution_crossref_stage"
+
+_CROSSREF_TYPES = {
+    "year": "smallint", "updated_by": "jsonb", "update_to": "jsonb", "raw": "jsonb",
+    "arxiv_versions": "text[]",
+}  # fmt: skip
+
+# Text columns are plain text here, so a value too long for its column is refused by the
+# upsert (and found by _store_apart_from_refused), never by the COPY of the whole batch.
+_CREATE_CROSSREF_STAGE = (
+    f"CREATE TEMP TABLE IF NOT EXISTS {_CROSSREF_STAGE} (line bigint, "
+    + ", ".join(f"{c} {_CROSSREF_TYPES.get(c, 'text')}" for c in CROSSREF_COLUMNS)
+    + ") ON COMMIT DELETE ROWS"
+)
+
+_CROSSREF_UPSERT = f"""
+WITH up AS (
+    INSERT INTO resolution_crossrefwork ({", ".join(CROSSREF_COLUMNS)}, imported_at)
+    SELECT DISTINCT ON (doi) {", ".join(CROSSREF_COLUMNS)}, %s FROM {_CROSSREF_STAGE}
+    ORDER BY doi, line DESC
+    ON CONFLICT (doi) DO UPDATE SET {", ".join(f"{c} = EXCLUDED.{c}" for c in _CROSSREF_UPDATED)}
+    RETURNING (xmax = 0) AS inserted
+)
+SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM up
+"""
+
+
 def import_crossref_works(
     *,
     path: Path,
-    batch_size: int = 5_000,
+    batch_size: int = 20_000,
     keep_raw: bool = False,
+    processes: int = 1,
+    restart: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> ImportReport:
-    """Load Crossref works into the local DOI catalogue; bad items are reported and skipped.
+    """Load Crossref works (a file, a folder of files, a tar) into the local DOI catalogue.
 
-    A bad item (a field of the wrong type, a year outside YEARS, a DOI longer than its column,
-    a character PostgreSQL cannot store) is skipped with where it is and why; the items around
-    it are stored.
+    Worker processes parse the files (catalogue_files.read_piece); this process COPYs their
+    rows into a staging table and upserts each batch in the transaction that moves the file's
+    checkpoint, so a stopped import resumes where it stopped: past the files done, at the line
+    (JSON lines) or item ({"items"} document) reached. A bad item (a field of the wrong type,
+    a year outside YEARS, a DOI longer than its column, a character PostgreSQL cannot store)
+    is skipped with where it is and why; the items around it are stored. One file alone: a
+    document of the wrong shape raises BadLine and nothing of it is stored. In a folder or tar
+    such a file, or one that cannot be read to its end, is reported and the others imported;
+    `report.stopped` then names the first.
     """
     report = ImportReport()
-    batch: list[tuple[str, dict[str, Any]]] = []
-    before = CrossrefWork.objects.count()
+    whole = set_key(path)
+    if whole is not None:
+        _start_set(whole, restart)
+    deferred = _defer_title_index(path)
+    try:
+        pieces = _crossref_pieces(path, whole, batch_size, keep_raw, restart, report)
+        for piece, rows in _in_order(pieces, processes):
+            _store_piece(piece, rows, whole, batch_size, report)
+            if progress:
+                progress(rows.read)
+    finally:
+        if deferred:  # also when the load stopped: the resolver's title search needs it
+            settle_catalogue("crossref")
+    if whole is not None and report.stopped is None:
+        ImportCheckpoint.objects.filter(kind=_SET, file_key=whole).update(finished=True)
+    if report.inserted or report.updated:
+        if not deferred:
+            settle_catalogue("crossref")
+        refresh_title_words()
+    return report
+
+
+_WORKS = "resolution_crossrefwork"
+
+# Fewest bytes a work takes in a file (gzip'd, without references): the input holds at least
+# its size over this many works.
+_BYTES_PER_WORK = 4096
+
+
+def _defer_title_index(path: Path) -> bool:
+    """Drop the title index for a load at least as large as the catalogue; True when dropped.
+
+    Kept up row by row, the GIN index over titles costs more than half of PostgreSQL's time per
+    work; built after the load (by settle_catalogue), a small part of it, when the load is
+    large relative to the table. The owner's function does the drop (migration 0008).
+    """
+    files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
+    incoming = sum(p.stat().st_size for p in files) // _BYTES_PER_WORK
+    with connection.cursor() as cursor:
+        # The planner's estimate, kept by the ANALYZE of every import; counted (no further than
+        # the load's size) when the table was never analyzed.
+        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [_WORKS])
+        held = float(cursor.fetchone()[0])
+        if held < 0:
+            cursor.execute(f"SELECT count(*) FROM (SELECT FROM {_WORKS} LIMIT %s) t", [incoming])
+            held = float(cursor.fetchone()[0])
+        if incoming < max(held, 1):
+            return False
+        cursor.execute("SELECT resolution_defer_catalogue_index('crossref')")
+        return bool(cursor.fetchone()[0])
+
+
+_SET = "crossref-set"
+
+
+def _start_set(whole: str, restart: bool) -> None:
+    """Begin a folder or tar: anew when asked or when its last run finished, else resume it."""
+    checkpoint, _ = ImportCheckpoint.objects.get_or_create(kind=_SET, file_key=whole)
+    if restart or checkpoint.finished:
+        ImportCheckpoint.objects.filter(kind="crossref", file_key__startswith=f"{whole}!").delete()
+        checkpoint.finished = False
+        checkpoint.save()
+
+
+def _crossref_pieces(
+    path: Path, whole: str | None, size: int, keep_raw: bool, restart: bool, report: ImportReport
+) -> Iterator[Piece]:
+    """Yield the pieces still to import of each file, skipping the files a run finished."""
     limits = current_limits()
+    for source in sources(path):
+        checkpoint, _ = ImportCheckpoint.objects.get_or_create(kind="crossref", file_key=source.key)
+        if checkpoint.finished and whole is not None:
+            continue  # done by the run this one resumes
+        if restart or checkpoint.finished:
+            checkpoint.line = checkpoint.byte_offset = checkpoint.imported = 0
+            checkpoint.bad_lines = 0
+            checkpoint.finished = False
+            checkpoint.save()
+        report.resumed_at = report.resumed_at or checkpoint.line
+        if is_document(source):
+            yield Piece(source, limits, keep_raw, skip=checkpoint.line, last=True)
+            continue
+        with source.open() as handle:
+            if checkpoint.byte_offset:
+                handle.seek(checkpoint.byte_offset)
+            start = (checkpoint.line, checkpoint.byte_offset)
+            yield from line_pieces(source, handle, start, size, limits, keep_raw)
 
-    def store(items: list[tuple[str, dict[str, Any]]]) -> int:
-        return _store_crossref_fields([fields for _, fields in items])
 
-    def refused(item: tuple[str, dict[str, Any]], why: str) -> None:
+def _in_order(pieces: Iterator[Piece], processes: int) -> Iterator[tuple[Piece, PieceRows]]:
+    """Read pieces in `processes` worker processes (here with 1), yielding them in order.
+
+    At most two pieces per process are in flight, so memory stays flat whatever the input's
+    size. Workers are forked: they inherit Django as set up here and never touch the database.
+    """
+    if processes <= 1:
+        for piece in pieces:
+            yield piece, read_piece(piece)
+        return
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        flight: deque[tuple[Piece, AsyncResult[PieceRows]]] = deque()
+        for piece in pieces:
+            flight.append((piece, pool.apply_async(read_piece, (piece,))))
+            if len(flight) >= 2 * processes:
+                done, result = flight.popleft()
+                yield done, result.get()
+        while flight:
+            done, result = flight.popleft()
+            yield done, result.get()
+
+
+def _store_piece(
+    piece: Piece, rows: PieceRows, whole: str | None, batch_size: int, report: ImportReport
+) -> None:
+    """Store a read piece in batches, each with the checkpoint of its file moved past it."""
+    report.read += rows.read
+    for message in rows.bad:
+        report.note_bad(message)
+    if rows.refused is not None:
+        if whole is None:
+            raise BadLine(rows.refused)  # one file of the wrong shape: refused whole, as before
+        report.note_bad(rows.refused)
+        report.stopped = report.stopped or rows.refused
+        return
+    checkpoint = ImportCheckpoint.objects.get(kind="crossref", file_key=piece.source.key)
+    batches = [rows.rows[i : i + batch_size] for i in range(0, len(rows.rows), batch_size)]
+    for number, batch in enumerate(batches or [[]], 1):
+        last = number == len(batches or [[]])
+        with transaction.atomic():
+            _store_crossref_rows(batch, report)
+            if piece.lines is None:  # a document: how many of its items are done
+                checkpoint.line = rows.items if last else batch[-1][1] + 1
+            else:
+                checkpoint.line, checkpoint.byte_offset = piece.line, piece.offset
+            checkpoint.imported += len(batch)
+            checkpoint.bad_lines = report.bad_count
+            checkpoint.finished = last and piece.last
+            checkpoint.save()
+    if piece.stopped is not None:
+        report.stopped = report.stopped or piece.stopped
+
+
+def _store_crossref_rows(batch: list[tuple[str, int, bytes]], report: ImportReport) -> None:
+    """COPY rows into staging and upsert them; a row the database refuses is skipped alone."""
+
+    def store(items: list[tuple[str, int, bytes]]) -> tuple[int, int]:
+        with connection.cursor() as cursor:
+            cursor.execute(_CREATE_CROSSREF_STAGE)
+            cursor.execute(f"TRUNCATE {_CROSSREF_STAGE}")
+            columns = ", ".join(("line", *CROSSREF_COLUMNS))
+            with cursor.cursor.copy(f"COPY {_CROSSREF_STAGE} ({columns}) FROM STDIN") as copy:
+                copy.write(b"".join(b"%d\t%s\n" % (n, row) for n, (_, _, row) in enumerate(items)))
+            cursor.execute(_CROSSREF_UPSERT, [timezone.now()])
+            inserted, updated = cursor.fetchone()
+        return int(inserted), int(updated)
+
+    def refused(item: tuple[str, int, bytes], why: str) -> None:
         report.note_bad(f"{item[0]}: the database refused it: {why}")
 
-    def flush() -> None:
-        if batch:
-            report.updated += sum(_store_apart_from_refused(batch, store, refused))
-            if progress:
-                progress(len(batch))
-
-    for where, item in crossref_items(path, report):
-        try:
-            batch.append((where, crossref_fields(item, keep_raw, limits)))
-        except BadLine as exc:
-            report.note_bad(f"{where}: {exc}")
-            continue
-        if len(batch) >= batch_size:
-            flush()
-            batch = []
-    flush()
-    report.inserted = CrossrefWork.objects.count() - before
-    if report.inserted or report.updated:
-        settle_catalogue("crossref")
-        refresh_title_words()
-    report.updated -= report.inserted
-    return report
+    if batch:
+        for inserted, updated in _store_apart_from_refused(batch, store, refused):
+            report.inserted += inserted
+            report.updated += updated
