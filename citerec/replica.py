@@ -162,6 +162,18 @@ def reads_from_replica(model: type[Any] | None) -> bool:
     return context.decided
 
 
+def read_alias() -> str:
+    """Return the alias for a read in SQL (no model), by the same rules as the router's reads.
+
+    A request that reads a record's version on the primary and builds the record on a replica
+    behind it would keep the old record under the new version's cache key: a cursor that reads
+    what the ORM reads must ask here, not take the primary's connection.
+    """
+    if REPLICA not in connections.settings:
+        return PRIMARY
+    return REPLICA if reads_from_replica(None) else PRIMARY
+
+
 class ReplicaRouter:
     """Django database router: the rules of this module's docstring."""
 

@@ -20,6 +20,7 @@ from citerec import replica
 from citerec.replica import PRIMARY, REPLICA, ReadRoutingMiddleware, ReplicaRouter, ReplicaStatus
 from curation.models import Paper
 from tests.conftest import free_port
+from tests.replica_alias import replica_alias
 
 router = ReplicaRouter()
 CAUGHT_UP = ReplicaStatus(replayed=10**12, lag_seconds=0.0)
@@ -116,12 +117,12 @@ def test_outside_a_request_workers_and_commands_read_the_primary(status: Any) ->
 
 
 def test_a_read_inside_an_atomic_block_goes_to_the_primary(
-    status: Any, django_db_setup: None, django_db_blocker: Any
+    status: Any, transactional_db: None
 ) -> None:
     status(CAUGHT_UP)
 
     def in_atomic() -> None:
-        with django_db_blocker.unblock(), transaction.atomic():
+        with transaction.atomic():
             assert router.db_for_read(Paper) == PRIMARY
 
     assert _serve(before=in_atomic) == [REPLICA, REPLICA]
@@ -137,14 +138,13 @@ def test_a_lagging_replica_is_skipped_for_anonymous_readers(status: Any, setting
 
 
 def test_a_token_client_that_wrote_reads_the_primary_until_the_replica_replayed_its_write(
-    status: Any, django_db_setup: None, django_db_blocker: Any
+    status: Any, transactional_db: None
 ) -> None:
     credentials = {"HTTP_AUTHORIZATION": f"Token {secrets.token_hex(8)}"}
-    with django_db_blocker.unblock():
-        _serve("post", **credentials)
-        with connections[PRIMARY].cursor() as cursor:
-            cursor.execute(replica.PRIMARY_LSN_SQL)
-            (written_at,) = cursor.fetchone()
+    _serve("post", **credentials)
+    with connections[PRIMARY].cursor() as cursor:
+        cursor.execute(replica.PRIMARY_LSN_SQL)
+        (written_at,) = cursor.fetchone()
 
     # Not lagging by time, but not yet past the client's write: the primary.
     status(ReplicaStatus(replayed=int(written_at) - 1, lag_seconds=0.0))
@@ -163,31 +163,19 @@ def test_a_replica_that_is_not_replaying_is_not_used(status: Any) -> None:
 
 
 @pytest.fixture
-def unreachable_replica(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def unreachable_replica(transactional_db: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Configure the replica alias at a port nobody listens on."""
-    configured = connections.configure_settings(
-        {
-            "default": dict(connections["default"].settings_dict),
-            REPLICA: {
-                **connections["default"].settings_dict,
-                "HOST": "127.0.0.1",
-                "PORT": free_port(),
-                "OPTIONS": {"connect_timeout": 2},
-            },
-        }
-    )
-    monkeypatch.setitem(connections.settings, REPLICA, configured[REPLICA])
-    yield
-    connections[REPLICA].close()
-    del connections[REPLICA]
+    with replica_alias(
+        monkeypatch, HOST="127.0.0.1", PORT=free_port(), OPTIONS={"connect_timeout": 2}
+    ):
+        yield
 
 
 def test_a_replica_that_is_down_sends_reads_to_the_primary_and_is_not_retried_per_request(
-    unreachable_replica: None, django_db_blocker: Any
+    unreachable_replica: None,
 ) -> None:
-    with django_db_blocker.unblock():
-        assert _serve() == [PRIMARY, PRIMARY]
-        assert _serve() == [PRIMARY, PRIMARY]
+    assert _serve() == [PRIMARY, PRIMARY]
+    assert _serve() == [PRIMARY, PRIMARY]
 
     assert replica._breaker.failures == 1  # the second request did not try to connect
     assert replica._breaker.failure == OperationalError.__name__
