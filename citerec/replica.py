@@ -17,7 +17,8 @@ else goes to the primary (`default`):
   within REPLICA_MAX_LAG_SECONDS;
 - a replica that fails to answer opens a circuit breaker (citerec/outage.py): the primary serves
   every read for REPLICA_BREAKER_SECONDS, then a background probe decides. A hung replica is
-  waited on once (its connect timeout), not once per request.
+  waited on once (its connect timeout), not once per request. One that fails in the middle of a
+  request has that (safe) request served again from the primary.
 
 The replica's state is asked once per request, at the request's first read that could use it.
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable
+from contextlib import nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +39,7 @@ from django.db import DatabaseError, connections
 from django.http import HttpRequest, HttpResponse
 
 from .outage import CircuitBreaker
+from .statement_timeout import cancelled_statement
 
 PRIMARY = "default"
 REPLICA = "replica"
@@ -76,6 +79,7 @@ class ReadContext:
     client: str | None = None  # digest of the Authorization header, None for anonymous
     wrote: bool = False  # an ORM write happened in this request
     decided: bool | None = None  # the replica's answer, asked once per request
+    replica_lost: bool = False  # the replica failed after it answered: serve again from the primary
 
 
 _current: ContextVar[ReadContext | None] = ContextVar("citerec_read_context", default=None)
@@ -212,8 +216,29 @@ def _remember_write(client: str) -> None:
     cache.set(_pin_key(client), int(position), timeout=settings.REPLICA_PIN_SECONDS)
 
 
+def _watch_replica(context: ReadContext) -> Callable[..., Any]:
+    """Return an execute wrapper for the replica's connection that notes a replica lost mid-way."""
+
+    def watched(execute: Callable[..., Any], sql: str, params: Any, many: bool, db: Any) -> Any:
+        try:
+            return execute(sql, params, many, db)
+        except DatabaseError as error:
+            # A statement cut by the web time limit is the request's own slowness, not an outage;
+            # and a failed status question is handled where it is asked.
+            if context.decided and not cancelled_statement(error):
+                context.replica_lost = True
+                _breaker.failed(error)
+            raise
+
+    return watched
+
+
 class ReadRoutingMiddleware:
-    """Give the request its ReadContext, and remember a token client's write when it ends."""
+    """Give the request its ReadContext, and remember a token client's write when it ends.
+
+    A safe request whose replica failed after it had answered (a restart, a network cut) is
+    served once more, from the primary: the replica down never fails a reader's request.
+    """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -225,13 +250,30 @@ class ReadRoutingMiddleware:
             and settings.SESSION_COOKIE_NAME not in request.COOKIES,
             client=client_key(authorization) if authorization else None,
         )
-        token = _current.set(context)
-        try:
-            response = self.get_response(request)
-        finally:
-            _current.reset(token)
+        response = self._serve(request, context)
+        if response is None or (context.replica_lost and response.status_code >= 500):
+            response = self._serve(request, ReadContext(may_use_replica=False))
+            assert response is not None  # nothing reads the replica this time
         # After the view: its transactions have committed, so the position covers its writes.
         # Whatever the status: a refused request wrote nothing, but one that failed late may have.
         if context.client and request.method not in SAFE_METHODS:
             _remember_write(context.client)
         return response
+
+    def _serve(self, request: HttpRequest, context: ReadContext) -> HttpResponse | None:
+        """Return the response under context; None when the replica failed under the view."""
+        token = _current.set(context)
+        watching = (
+            connections[REPLICA].execute_wrapper(_watch_replica(context))
+            if context.may_use_replica and REPLICA in connections.settings
+            else nullcontext()
+        )
+        try:
+            with watching:
+                return self.get_response(request)
+        except DatabaseError:
+            if context.replica_lost:
+                return None
+            raise
+        finally:
+            _current.reset(token)

@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.handlers.exception import convert_exception_to_response
 from django.db import OperationalError, connections, transaction
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
 from citerec import replica
+from citerec.caches import local_caches
 from citerec.replica import PRIMARY, REPLICA, ReadRoutingMiddleware, ReplicaRouter, ReplicaStatus
 from curation.models import Paper
 from tests.conftest import free_port
@@ -138,8 +140,11 @@ def test_a_lagging_replica_is_skipped_for_anonymous_readers(status: Any, setting
 
 
 def test_a_token_client_that_wrote_reads_the_primary_until_the_replica_replayed_its_write(
-    status: Any, transactional_db: None
+    status: Any, transactional_db: None, settings: Any
 ) -> None:
+    # The mark lives in the cache: this process's memory here, so a slow shared Redis (whose
+    # timeouts drop a write, as README "Read replica" says) does not decide the test.
+    settings.CACHES = local_caches({"default": 300}, f"replica-pins-{secrets.token_hex(4)}")
     credentials = {"HTTP_AUTHORIZATION": f"Token {secrets.token_hex(8)}"}
     _serve("post", **credentials)
     with connections[PRIMARY].cursor() as cursor:
@@ -179,3 +184,36 @@ def test_a_replica_that_is_down_sends_reads_to_the_primary_and_is_not_retried_pe
 
     assert replica._breaker.failures == 1  # the second request did not try to connect
     assert replica._breaker.failure == OperationalError.__name__
+
+
+@pytest.fixture
+def replica_on_the_test_database(
+    transactional_db: None, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Configure the replica alias as a second connection to the test database."""
+    with replica_alias(monkeypatch):
+        yield
+
+
+def test_a_replica_lost_in_the_middle_of_a_request_has_it_served_again_from_the_primary(
+    replica_on_the_test_database: None, status: Any
+) -> None:
+    status(CAUGHT_UP)
+    served: list[str] = []
+
+    def view(request: HttpRequest) -> HttpResponse:
+        alias = router.db_for_read(Paper)
+        served.append(alias)
+        with connections[alias].cursor() as cursor:
+            cursor.execute("SELECT 1")
+            if alias == REPLICA:  # the replica's server goes away under the request
+                cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+        return HttpResponse("ok")
+
+    # As in production, an error in the view reaches the middleware as a 500 response.
+    middleware = ReadRoutingMiddleware(convert_exception_to_response(view))
+    response = middleware(RequestFactory().get("/paper/2412.14374"))
+
+    assert response.status_code == 200
+    assert served == [REPLICA, PRIMARY]
+    assert replica._breaker.is_open
