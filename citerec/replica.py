@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 from collections.abc import Callable
 from contextlib import nullcontext
 from contextvars import ContextVar
@@ -97,15 +98,22 @@ def _pin_key(client: str) -> str:
 # --- The replica's state, behind a breaker ---------------------------------------------
 
 
-def _query_status() -> ReplicaStatus | None:
-    """Ask the replica what it has replayed; None when it is not in recovery (raises if down)."""
+class NotReplaying(DatabaseError):
+    """The replica's server is not in recovery (promoted, or a primary named by mistake)."""
+
+
+def _query_status() -> ReplicaStatus:
+    """Ask the replica what it has replayed; raise when it is down or not a replica."""
     with connections[REPLICA].cursor() as cursor:
         cursor.execute(STATUS_SQL)
         in_recovery, replayed, lag = cursor.fetchone()
-    if not in_recovery or replayed is None or lag is None:
-        _log.warning("the replica database is not replaying a primary's WAL: reads use the primary")
-        return None
-    return ReplicaStatus(replayed=int(replayed), lag_seconds=float(lag))
+    if not in_recovery or replayed is None:
+        # Skipped like a server that is down: the breaker logs it once, then probes it.
+        raise NotReplaying("the replica database is not replaying a primary's WAL")
+    # No lag known (nothing replayed since it started, WAL waiting): too far behind to use.
+    return ReplicaStatus(
+        replayed=int(replayed), lag_seconds=math.inf if lag is None else float(lag)
+    )
 
 
 def _probe() -> None:

@@ -217,3 +217,14 @@ def test_a_replica_lost_in_the_middle_of_a_request_has_it_served_again_from_the_
     assert response.status_code == 200
     assert served == [REPLICA, PRIMARY]
     assert replica._breaker.is_open
+
+
+def test_a_server_that_is_not_a_replica_is_not_read_and_not_asked_again_per_request(
+    replica_on_the_test_database: None,
+) -> None:
+    # The test database is a primary: not in recovery, so not a replica to read from.
+    assert _serve() == [PRIMARY, PRIMARY]
+    assert _serve() == [PRIMARY, PRIMARY]
+
+    assert replica._breaker.failures == 1
+    assert replica._breaker.failure == replica.NotReplaying.__name__
