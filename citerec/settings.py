@@ -135,6 +135,35 @@ if MIGRATION_DATABASE_URL and _COMMAND in ("migrate", "grant_runtime_role"):
 if not env_bool("CITEREC_DB_JIT", default=False):
     _OPTIONS = DATABASES["default"].setdefault("OPTIONS", {})
     _OPTIONS["options"] = f"{_OPTIONS.get('options', '')} -c jit=off".strip()
+# A streaming replica for reads (README "Read replica and several hosts"); unset, the primary
+# serves everything. Same role and options as the runtime connection, read-only.
+REPLICA_DATABASE_URL = env_str("REPLICA_DATABASE_URL")
+# An anonymous read (or a token client's with no recent write) uses the replica only while it
+# is at most this far behind; a token client that wrote waits until the replica has replayed
+# its write, for REPLICA_PIN_SECONDS after it (keep that longer than the lag bound).
+REPLICA_MAX_LAG_SECONDS = env_float("REPLICA_MAX_LAG_SECONDS", 30.0)
+REPLICA_PIN_SECONDS = env_int("REPLICA_PIN_SECONDS", 300)
+# A replica that does not answer within the connect timeout is skipped for this long.
+REPLICA_CONNECT_TIMEOUT = env_int("REPLICA_CONNECT_TIMEOUT", 2)
+REPLICA_BREAKER_SECONDS = env_float("REPLICA_BREAKER_SECONDS", 10.0)
+if REPLICA_DATABASE_URL:
+    DATABASES["replica"] = dj_database_url.parse(
+        REPLICA_DATABASE_URL,
+        conn_max_age=DATABASES["default"]["CONN_MAX_AGE"],
+        conn_health_checks=True,
+    )
+    # The primary's options (prepared statements, jit), and a write that reached the replica by
+    # mistake is refused at once, not attempted.
+    _PRIMARY_OPTIONS = DATABASES["default"].get("OPTIONS", {})
+    DATABASES["replica"]["OPTIONS"] = {
+        **_PRIMARY_OPTIONS,
+        **DATABASES["replica"].get("OPTIONS", {}),
+        "connect_timeout": REPLICA_CONNECT_TIMEOUT,
+        "options": f"{_PRIMARY_OPTIONS.get('options', '')} -c default_transaction_read_only=on",
+    }
+    DATABASE_ROUTERS = ["citerec.replica.ReplicaRouter"]
+    # First: the request's routing context covers every middleware's reads.
+    MIDDLEWARE.insert(0, "citerec.replica.ReadRoutingMiddleware")
 # Web processes only (citerec/wsgi.py adds it to the connection options): a statement running
 # longer is cancelled and the request answered 503, so no request holds a web thread for minutes.
 WEB_STATEMENT_TIMEOUT_MS = env_int("WEB_STATEMENT_TIMEOUT_MS", 15_000)

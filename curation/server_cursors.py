@@ -12,6 +12,9 @@ While queries are logged (DEBUG, tests counting statements) Django's own cursor 
 psycopg drops a prepared statement's text, which the log would then miss. Prepared statements
 live on one server connection: fine with direct connections; a transaction-mode pooler would
 need prepared-statement support.
+
+The cursor reads where the ORM would read (citerec/replica.py): a record's version and its body,
+a page's digest and its rows, come from the same server.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
-from django.db import connection
+from django.db import connections
 from django.db.backends.utils import CursorWrapper
+
+from citerec.replica import read_alias
 
 
 def server_bound_cursor() -> CursorWrapper:
@@ -29,6 +34,7 @@ def server_bound_cursor() -> CursorWrapper:
     The wrapper is Django's, so errors are handled as for any cursor. Parameters are psycopg's
     (%s, %(name)s; %% for a literal %), bound as values: a list becomes an array parameter.
     """
+    connection = connections[read_alias()]
     connection.ensure_connection()
     if connection.queries_logged:
         return connection.cursor()

@@ -15,3 +15,7 @@ CELERY_TASK_ALWAYS_EAGER = True
 # One test database per test process: several runs on one server (developers, helpers, CI)
 # must not drop each other's database mid-run.
 DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}_{os.getpid()}"}  # noqa: F405
+
+# With REPLICA_DATABASE_URL set, the replica alias reads the test database too.
+if "replica" in DATABASES:  # noqa: F405
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}  # noqa: F405

@@ -169,3 +169,39 @@ def test_production_takes_a_strong_secret_key(tmp_path: Path) -> None:
         )
         == key
     )
+
+
+def _replica_settings(**env: str) -> str:
+    environ = {k: v for k, v in os.environ.items() if k != "REPLICA_DATABASE_URL"}
+    environ.update(
+        DEBUG="1", DATABASE_URL=DATABASE, DJANGO_SETTINGS_MODULE="citerec.settings", **env
+    )
+    script = (
+        "from django.conf import settings as s\n"
+        "r = s.DATABASES.get('replica')\n"
+        "print(r and (r['HOST'], r['PORT'], r['USER'], r['OPTIONS']['options'],"
+        " r['OPTIONS']['connect_timeout']), getattr(s, 'DATABASE_ROUTERS', []), s.MIDDLEWARE[0])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, env=environ, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_a_replica_url_adds_a_read_only_replica_with_its_router_and_middleware() -> None:
+    shown = _replica_settings(
+        REPLICA_DATABASE_URL="postgresql://runtime:pw@replica.example:5433/citerec"
+    )
+
+    assert (
+        "('replica.example', 5433, 'runtime', '-c jit=off -c default_transaction_read_only=on', 2)"
+        in shown
+    )
+    assert "['citerec.replica.ReplicaRouter'] citerec.replica.ReadRoutingMiddleware" in shown
+
+
+def test_without_a_replica_url_the_primary_serves_everything_as_before() -> None:
+    shown = _replica_settings()
+
+    assert shown.startswith("None [] ") and "ReadRouting" not in shown
