@@ -75,8 +75,8 @@ def _strings_hiding_depth(depth: int) -> str:
         _strings_hiding_depth(63),
         _strings_hiding_depth(64),
         json.dumps([_nested(40), "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", _nested(40)]),
-        json.dumps([{"a": "\\"}, {"b": '\\"'}, "\\\"", _nested(65)]),
-        json.dumps(["\"[", _nested(64), "]\""]),
+        json.dumps([{"a": "\\"}, {"b": '\\"'}, '\\"', _nested(65)]),
+        json.dumps(['"[', _nested(64), ']"']),
     ],
 )
 def test_nests_within_never_clears_json_nested_past_the_limit(text: str) -> None:
