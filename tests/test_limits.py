@@ -12,6 +12,7 @@ from curation.limits import (
     container_too_deep,
     drop_escaped_nul,
     loads_bounded,
+    nests_within,
     read_line,
     too_deep_at,
 )
@@ -48,3 +49,39 @@ def test_nesting_is_located_by_path_when_parsed_and_by_position_when_not() -> No
         loads_bounded("[" * 200_000 + "]" * 200_000, 64)
     assert caught.value.where == "line 1 column 65"
     assert loads_bounded("[[[1]]]", 3) == [[[1]]]
+
+
+def _nested(depth: int) -> object:
+    value: object = 1
+    for level in range(depth - 1):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+def _strings_hiding_depth(depth: int) -> str:
+    # Strings whose brackets would close the containers around a deep value, or open more.
+    return json.dumps(
+        {"a": "]]]]}}}}" * 5, "b": "\\", "c": '\\"[[[', "deep": _nested(depth), "d": "[[{{" * 5}
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(_nested(64)),
+        json.dumps(_nested(65)),
+        json.dumps(_nested(66)),
+        json.dumps({"x": [_nested(63), _nested(10), "[[[[[[[[", {"y": [[], {}]}]}),
+        _strings_hiding_depth(63),
+        _strings_hiding_depth(64),
+        json.dumps([_nested(40), "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", _nested(40)]),
+        json.dumps([{"a": "\\"}, {"b": '\\"'}, '\\"', _nested(65)]),
+        json.dumps(['"[', _nested(64), ']"']),
+    ],
+)
+def test_nests_within_never_clears_json_nested_past_the_limit(text: str) -> None:
+    """It may say "not sure" (False) of shallow text, never "within" (True) of deep text."""
+    deep = container_too_deep(json.loads(text), 64) is not None
+    cleared = nests_within(text.encode(), 64)
+    assert not (deep and cleared)
+    assert cleared or deep  # and the shallow ones here are all cleared, sparing the walk

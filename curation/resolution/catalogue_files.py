@@ -190,7 +190,8 @@ def _read_lines(piece: Piece) -> PieceRows:
         result.read += 1
         where = f"{name}:{number}"
         try:
-            fields = crossref_fields(parse_line(line, piece.limits), piece.keep_raw, piece.limits)
+            work = parse_line(line, piece.limits)
+            fields = crossref_fields(work, piece.keep_raw, piece.limits, storable=True)
         except BadLine as exc:
             result.bad.append(f"{where}: {exc}")
             continue
@@ -206,7 +207,7 @@ def _read_document(piece: Piece) -> PieceRows:
     name = piece.source.name
     try:
         with piece.source.open() as handle:
-            where, items = crossref_document(handle, name, piece.limits)
+            where, items, storable = crossref_document(handle, name, piece.limits)
     except BadLine as exc:
         result.refused = str(exc)
         return result
@@ -218,7 +219,7 @@ def _read_document(piece: Piece) -> PieceRows:
         result.read += 1
         place = f"{name}: {where}[{index}]"
         try:
-            fields = crossref_fields(items[index], piece.keep_raw, piece.limits)
+            fields = crossref_fields(items[index], piece.keep_raw, piece.limits, storable)
         except BadLine as exc:
             result.bad.append(f"{place}: {exc}")
             continue
