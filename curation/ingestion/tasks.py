@@ -144,7 +144,12 @@ def requeue_stale_ingestions(self: Task, minutes: int = STALE_INGESTION_MINUTES)
              autoretry_for=DATABASE_UNAVAILABLE, max_retries=8, retry_backoff=2,
              retry_backoff_max=120)  # fmt: skip
 def ingest_bundle_chunk(self: Task, chunk_id: int) -> dict[str, Any]:
-    """Ingest one chunk of a source bundle (a few dozen papers, no network)."""
-    return ingestion.bundle_chunk_ingest(
-        chunk_id=chunk_id, actor=Actor.for_task(self), reason=BUNDLE_REASON
-    ).summary()
+    """Ingest one chunk of a source bundle (a few dozen papers, no network); stopped at its
+    soft time limit, it is queued again at once (read one paper at a time from then on)."""
+    outcome = ingestion.bundle_chunk_ingest(
+        chunk_id=chunk_id, actor=Actor.for_task(self), reason=BUNDLE_REASON,
+        stop_on=(SoftTimeLimitExceeded,),
+    )  # fmt: skip
+    if outcome.stopped:
+        ingest_bundle_chunk.delay(chunk_id)
+    return outcome.summary()

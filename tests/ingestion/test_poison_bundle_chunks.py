@@ -110,3 +110,41 @@ def _ingest_again(path: Path) -> str:
     return out.getvalue()
 
 
+
+
+@pytest.mark.django_db(transaction=False)
+def test_a_chunk_at_its_soft_time_limit_goes_on_one_paper_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The poison outlasts every take's soft time limit. The whole chunk stops (nothing kept) and
+    # is queued again, read one paper at a time: the good papers before it are kept, the take
+    # stops at it; the next take, stopped by it alone, fails it with the reason and goes on.
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from curation.ingestion.services import bundles
+
+    real_ingest, read = bundles._item_ingest, []
+
+    def ingest(path: Path, item, *args):  # type: ignore[no-untyped-def]
+        read.append(item.arxiv_id)
+        if item.arxiv_id == POISON:
+            raise SoftTimeLimitExceeded()
+        return real_ingest(path, item, *args)
+
+    monkeypatch.setattr(bundles, "_item_ingest", ingest)
+    path = _bundle(tmp_path)
+    call_command("ingest_source_bundle", str(path), "--chunk-size", "4", stdout=io.StringIO())
+    # (jobs run at once in tests: each take queued again ran within the first)
+    takes = [GOOD[0], GOOD[1], POISON]
+    assert read == takes + takes + [POISON, GOOD[2]]
+    assert states() == {
+        GOOD[0]: IngestionState.DONE, GOOD[1]: IngestionState.DONE,
+        POISON: IngestionState.FAILED, GOOD[2]: IngestionState.DONE,
+    }  # fmt: skip
+    assert PaperIngestion.objects.get(paper__arxiv_id=POISON).error == (
+        f"{path.name}: 2401/{POISON}.gz: reading it alone ran past the time limit of 480 s "
+        "(CELERY_TASK_SOFT_TIME_LIMIT)"
+    )
+    assert chunk().done_at is not None
+    bundle = SourceBundle.objects.get()
+    assert (bundle.done, bundle.failed) == (3, 1)

@@ -65,6 +65,7 @@ class BundleChunkOutcome:
     failed: int = 0
     references: int = 0
     errors: list[str] = field(default_factory=list)
+    stopped: bool = False  # by one of `stop_on`: the chunk is to be taken again at once
 
     def add(self, other: BundleChunkOutcome) -> None:
         """Count another part of the chunk's work in this outcome."""
@@ -129,21 +130,32 @@ _TAKE_SQL = """
 MAX_INTERRUPTED = 2
 
 
-def bundle_chunk_ingest(*, chunk_id: int, actor: Actor, reason: str) -> BundleChunkOutcome:
+def bundle_chunk_ingest(
+    *, chunk_id: int, actor: Actor, reason: str, stop_on: tuple[type[BaseException], ...] = ()
+) -> BundleChunkOutcome:
     """Ingest one chunk of a bundle: each paper's source list, then the new references' verdicts.
 
     One bad e-print fails that paper (its ingestion says why), never the chunk; one that kills
-    its worker is failed alone too, once the chunk's takes never ended twice.
+    its worker is failed alone too, once the chunk's takes never ended twice. An exception of
+    `stop_on` (the job's soft time limit) ends the take, `stopped`: a whole chunk is read one
+    paper at a time at the next take, and a take reading one at a time keeps the papers read.
     """
     with connection.cursor() as cursor:
         cursor.execute(_TAKE_SQL, [chunk_id])
         taken = cursor.fetchone()
     if taken is not None and taken[0] > MAX_INTERRUPTED:
-        return _chunk_ingest_one_by_one(chunk_id, actor, reason)
-    return _chunk_ingest_whole(chunk_id, actor, reason)
+        return _chunk_ingest_one_by_one(chunk_id, actor, reason, stop_on)
+    try:
+        return _chunk_ingest_whole(chunk_id, actor, reason, stop_on)
+    except stop_on as exc:  # all of it undone: the next take reads one paper at a time
+        log.warning("bundle chunk %s stopped (%r): read one paper at a time next", chunk_id, exc)
+        SourceBundleChunk.objects.filter(pk=chunk_id).update(interrupted=MAX_INTERRUPTED)
+        return BundleChunkOutcome(chunk_id, stopped=True)
 
 
-def _chunk_ingest_whole(chunk_id: int, actor: Actor, reason: str) -> BundleChunkOutcome:
+def _chunk_ingest_whole(
+    chunk_id: int, actor: Actor, reason: str, stop_on: tuple[type[BaseException], ...]
+) -> BundleChunkOutcome:
     """Ingest the chunk's papers in one transaction (the chunk row locked while it runs)."""
     outcome = BundleChunkOutcome(chunk_id)
     with transaction.atomic():
@@ -165,15 +177,18 @@ def _chunk_ingest_whole(chunk_id: int, actor: Actor, reason: str) -> BundleChunk
             outcome.skipped = "another worker reads it one paper at a time"
             return outcome
         path = Path(chunk.bundle.path)
-        papers = [_item_read(path, item, actor, reason, outcome) for item in _items(chunk)]
+        papers = [_item_read(path, item, actor, reason, outcome, stop_on) for item in _items(chunk)]
         _chunk_done(chunk, outcome, _papers_resolve(papers, actor, reason), counted=False)
     return outcome
 
 
-def _chunk_ingest_one_by_one(chunk_id: int, actor: Actor, reason: str) -> BundleChunkOutcome:
+def _chunk_ingest_one_by_one(
+    chunk_id: int, actor: Actor, reason: str, stop_on: tuple[type[BaseException], ...]
+) -> BundleChunkOutcome:
     """Ingest the chunk's papers each in its own transaction, the one being read marked
     (committed) before it starts: a take that finds a paper still marked fails it, as the
-    poison that killed the take reading it, and reads the rest."""
+    poison that killed the take reading it, and reads the rest. Stopped (`stop_on`), the take
+    keeps what it read and the next goes on; a paper that alone outlasts a take is failed."""
     outcome = BundleChunkOutcome(chunk_id)
     with session_lock(f"bundle-chunk:{chunk_id}") as held:
         chunk = SourceBundleChunk.objects.select_related("bundle").filter(pk=chunk_id).first()
@@ -194,14 +209,40 @@ def _chunk_ingest_one_by_one(chunk_id: int, actor: Actor, reason: str) -> Bundle
         for number in range(start, len(items)):
             SourceBundleChunk.objects.filter(pk=chunk_id).update(reading=number)  # committed
             paper = BundleChunkOutcome(chunk_id)
-            with transaction.atomic():
-                read = _item_read(path, items[number], actor, reason, paper)
-                _papers_resolve([read], actor, reason)
-                _count(chunk, paper, next_item=number + 1)
+            try:
+                with transaction.atomic():
+                    read = _item_read(path, items[number], actor, reason, paper, stop_on)
+                    _papers_resolve([read], actor, reason)
+                    _count(chunk, paper, next_item=number + 1)
+            except stop_on:
+                _stop(chunk, path, items[number], number, alone=number == start, outcome=outcome,
+                      actor=actor, reason=reason)  # fmt: skip
+                return outcome
             outcome.add(paper)
         with transaction.atomic():
             _chunk_done(chunk, outcome, timezone.now(), counted=True)
     return outcome
+
+
+def _stop(
+    chunk: SourceBundleChunk, path: Path, item: BundleItem, number: int, *, alone: bool,
+    outcome: BundleChunkOutcome, actor: Actor, reason: str,
+) -> None:  # fmt: skip
+    """End a take at its time limit: the next goes on at the paper it was reading, or after it
+    when that paper alone took the whole take (failed, or it would stop every take)."""
+    outcome.stopped = True
+    if not alone:
+        SourceBundleChunk.objects.filter(pk=chunk.pk).update(reading=None, next_item=number)
+        return
+    error = (
+        f"{path.name}: {item.member}: reading it alone ran past the time limit of "
+        f"{settings.CELERY_TASK_SOFT_TIME_LIMIT} s (CELERY_TASK_SOFT_TIME_LIMIT)"
+    )
+    with transaction.atomic():
+        _item_failed(item, error, actor, reason)
+        _count(chunk, BundleChunkOutcome(chunk.pk, failed=1), next_item=number + 1)
+    outcome.failed += 1
+    outcome.errors.append(error)
 
 
 def poison_message() -> str:
@@ -221,14 +262,18 @@ def _items(chunk: SourceBundleChunk) -> list[BundleItem]:
 
 
 def _item_read(
-    path: Path, item: BundleItem, actor: Actor, reason: str, outcome: BundleChunkOutcome
-) -> int | None:
+    path: Path, item: BundleItem, actor: Actor, reason: str, outcome: BundleChunkOutcome,
+    stop_on: tuple[type[BaseException], ...],
+) -> int | None:  # fmt: skip
     """Read one e-print in its own savepoint, counted in `outcome`; return its paper's pk
-    (None if it broke the code: what it wrote is gone, that it failed and why stays)."""
+    (None if it broke the code: what it wrote is gone, that it failed and why stays). An
+    exception of `stop_on` is the take's, not the paper's: it is raised on."""
     paper_pk: int | None = None
     try:
         with transaction.atomic():
             paper_pk, state = _item_ingest(path, item, actor, reason, outcome)
+    except stop_on:
+        raise
     except Exception as exc:  # noqa: BLE001 - a batch never dies on one item
         state = IngestionState.FAILED
         error = f"{path.name}: {item.member}: {type(exc).__name__}: {exc}"
