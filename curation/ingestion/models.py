@@ -119,6 +119,16 @@ class SourceBundleChunk(models.Model):
     items = models.JSONField(help_text="[[arxiv_id, member, offset, size, kind], ...]")
     done_at = models.DateTimeField(null=True, blank=True)
     outcome = models.JSONField(default=dict, blank=True)
+    interrupted = models.PositiveSmallIntegerField(
+        default=0, help_text="Takes since it was last done: workers killed while on it"
+    )
+    reading = models.PositiveSmallIntegerField(
+        null=True, blank=True,
+        help_text="Read one paper at a time: the item being read (still set: it killed its worker)",
+    )  # fmt: skip
+    next_item = models.PositiveSmallIntegerField(
+        default=0, help_text="Read one paper at a time: the first item not read yet"
+    )
 
     class Meta:
         ordering = ["bundle_id", "number"]

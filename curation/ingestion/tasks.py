@@ -12,6 +12,7 @@ from datetime import date
 from typing import Any
 
 from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
 
 from citerec.celery import failure_reason
@@ -108,13 +109,24 @@ def ingest_paper(
 def harvest_arxiv(
     self: Task, set_spec: str = "", from_date: str | None = None
 ) -> dict[str, Any]:
-    """Harvest arXiv metadata since the last harvest; queue papers that have a new version."""
+    """Harvest arXiv metadata since the last harvest; queue papers that have a new version.
+
+    At its soft time limit it stops cleanly (each page is stored with its resumption token)
+    and queues itself again to go on at once; one that stored no page before its limit fails
+    instead (no loop: the daily run resumes it).
+    """
     outcome = ingestion.harvest_run(
         actor=Actor.for_task(self), reason=HARVEST_REASON, set_spec=set_spec,
         from_date=date.fromisoformat(from_date) if from_date else None,
+        stop_on=(SoftTimeLimitExceeded,),
     )  # fmt: skip
     queue_papers(outcome.new_versions, reason=f"{HARVEST_REASON}: new arXiv version")
-    return {"records": outcome.records, "pages": outcome.pages, "new_versions": len(outcome.new_versions)}
+    if outcome.stopped:
+        if not outcome.stored:
+            raise SoftTimeLimitExceeded("the harvest stored no page within its time limit")
+        harvest_arxiv.apply_async(kwargs={"set_spec": set_spec})  # resumes from the token
+    return {"records": outcome.records, "pages": outcome.pages,
+            "new_versions": len(outcome.new_versions), "continued": outcome.stopped}  # fmt: skip
 
 
 @shared_task(bind=True, name="curation.ingestion.tasks.requeue_stale_ingestions", acks_late=True)
@@ -132,7 +144,12 @@ def requeue_stale_ingestions(self: Task, minutes: int = STALE_INGESTION_MINUTES)
              autoretry_for=DATABASE_UNAVAILABLE, max_retries=8, retry_backoff=2,
              retry_backoff_max=120)  # fmt: skip
 def ingest_bundle_chunk(self: Task, chunk_id: int) -> dict[str, Any]:
-    """Ingest one chunk of a source bundle (a few dozen papers, no network)."""
-    return ingestion.bundle_chunk_ingest(
-        chunk_id=chunk_id, actor=Actor.for_task(self), reason=BUNDLE_REASON
-    ).summary()
+    """Ingest one chunk of a source bundle (a few dozen papers, no network); stopped at its
+    soft time limit, it is queued again at once (read one paper at a time from then on)."""
+    outcome = ingestion.bundle_chunk_ingest(
+        chunk_id=chunk_id, actor=Actor.for_task(self), reason=BUNDLE_REASON,
+        stop_on=(SoftTimeLimitExceeded,),
+    )  # fmt: skip
+    if outcome.stopped:
+        ingest_bundle_chunk.delay(chunk_id)
+    return outcome.summary()

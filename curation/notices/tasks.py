@@ -6,6 +6,7 @@ import logging
 from datetime import timedelta
 
 from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
@@ -47,11 +48,20 @@ def refresh_works(
 ) -> dict[str, int]:
     """Refresh several cited works as one (one job per resolved chunk, one transaction for
     all: `refresh_many`); a work whose sources fail is logged and left to the never-asked-first
-    scheduled sweep, the others are stored."""
+    scheduled sweep, the others are stored. At its soft time limit (Crossref's throttle is
+    shared by every worker) it stores the works asked and queues the rest again at once; one
+    that asked about no work within the limit fails instead (no loop: the sweep asks later)."""
     works = works_by_pk(work_ids)
-    batch = refresh_many(works=works, actor=Actor.for_task(self), reason=reason)
+    batch = refresh_many(
+        works=works, actor=Actor.for_task(self), reason=reason, stop_on=(SoftTimeLimitExceeded,)
+    )
+    if batch.left:
+        if len(batch.left) == len(works):
+            raise SoftTimeLimitExceeded("no cited work was asked about within the time limit")
+        refresh_works.delay(batch.left, reason)
     changed = sum(outcome.notices_changed for outcome in batch.outcomes)
-    return {"works": len(work_ids), "notices_changed": changed, "failed": len(batch.failed)}
+    return {"works": len(work_ids), "notices_changed": changed, "failed": len(batch.failed),
+            "queued_again": len(batch.left)}  # fmt: skip
 
 
 @shared_task(bind=True, name="curation.notices.tasks.refresh_due_works")

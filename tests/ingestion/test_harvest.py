@@ -93,3 +93,61 @@ def test_harvest_arxiv_refuses_a_date_it_cannot_read(fake_arxiv) -> None:  # typ
 
     with pytest.raises(CommandError, match="expected a date as YYYY-MM-DD"):
         call_command("harvest_arxiv", "--from", "yesterday", stdout=io.StringIO())
+
+
+def _soft_limit_on_page(monkeypatch: pytest.MonkeyPatch, page: int) -> list[dict[str, object]]:
+    """Raise the job's soft time limit while page `page` is stored (once); return what the
+    harvest job queues of itself (run at once, as tests run jobs)."""
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from curation.ingestion import tasks
+    from curation.ingestion.services import harvest as harvest_services
+
+    real_store, stores = harvest_services.metadata_store, []
+
+    def store(**kwargs: object) -> tuple[int, int]:
+        stores.append(1)
+        if len(stores) == page:
+            raise SoftTimeLimitExceeded()
+        return real_store(**kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(harvest_services, "metadata_store", store)
+    real_send, sent = tasks.harvest_arxiv.apply_async, []
+
+    def send(*args: object, **kwargs: object) -> object:
+        sent.append(kwargs)
+        return real_send(*args, **kwargs)
+
+    monkeypatch.setattr(tasks.harvest_arxiv, "apply_async", send)
+    return sent
+
+
+def test_harvest_arxiv_at_its_soft_time_limit_keeps_its_pages_and_goes_on_at_once(
+    fake_arxiv, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from curation.ingestion import tasks
+
+    five_records(fake_arxiv)
+    sent = _soft_limit_on_page(monkeypatch, 2)
+    first = tasks.harvest_arxiv.apply(kwargs={"from_date": "2024-01-01"}).get()
+    assert first["continued"] is True and sent == [{"kwargs": {"set_spec": ""}}]
+    # The continuation resumed at the page the limit interrupted, and finished the harvest.
+    assert set(Paper.objects.filter(in_catalogue=True).values_list("arxiv_id", flat=True)) == (
+        set(IDS) - {"2401.00004"}
+    )
+    state = HarvestState.objects.get(set_spec="")
+    assert (state.resumption_token, state.last_datestamp, state.harvested) == ("", date(2024, 1, 6), 4)
+
+
+def test_harvest_arxiv_that_stores_no_page_before_its_limit_fails_not_loops(
+    fake_arxiv, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from curation.ingestion import tasks
+
+    five_records(fake_arxiv)
+    sent = _soft_limit_on_page(monkeypatch, 1)
+    with pytest.raises(SoftTimeLimitExceeded, match="stored no page"):
+        tasks.harvest_arxiv.apply(kwargs={"from_date": "2024-01-01"}).get()
+    assert sent == [] and not Paper.objects.exists()

@@ -92,6 +92,60 @@ def test_batch_refresh_asks_about_every_work_and_survives_one_failure(
     assert asked == {work_for("10.1000/a").pk, work_for("10.1000/c").pk}
 
 
+def _soft_limit_at(monkeypatch: pytest.MonkeyPatch, doi: str) -> list[Any]:
+    """Raise the job's soft time limit once, when the sources are asked about `doi`; return
+    the batches the job queues again (run at once, as tests run jobs)."""
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    real_ask, raised, sent = refresh_module.ask_sources, [], []
+
+    def ask(keys: Any, *args: Any) -> Any:
+        if keys.crossref_doi == doi and not raised:
+            raised.append(doi)
+            raise SoftTimeLimitExceeded()
+        return real_ask(keys, *args)
+
+    monkeypatch.setattr(refresh_module, "ask_sources", ask)
+    real_delay = refresh_works.delay
+
+    def delay(*args: Any, **kwargs: Any) -> Any:
+        sent.append(args)
+        return real_delay(*args, **kwargs)
+
+    monkeypatch.setattr(refresh_works, "delay", delay)
+    return sent
+
+
+def test_a_batch_refresh_at_its_soft_time_limit_stores_what_it_asked_and_goes_on(
+    crossref: FakeCrossref, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dois = ("10.1000/a", "10.1000/b", "10.1000/c")
+    import_citing_record(dois=list(dois))
+    _serve(crossref, *dois)
+    ids = [work_for(d).pk for d in dois]
+    sent = _soft_limit_at(monkeypatch, "10.1000/b")
+
+    result = refresh_works.apply((ids,), {"reason": "first notice check"}).get()
+
+    assert (result["failed"], result["queued_again"]) == (0, 2)
+    assert sent == [(ids[1:], "first notice check")]
+    assert set(SourceReceipt.objects.values_list("work_id", flat=True)) == set(ids)
+
+
+def test_a_batch_refresh_that_asked_nothing_before_its_limit_fails_not_loops(
+    crossref: FakeCrossref, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    import_citing_record(dois=["10.1000/a"])
+    _serve(crossref, "10.1000/a")
+    sent = _soft_limit_at(monkeypatch, "10.1000/a")
+
+    with pytest.raises(SoftTimeLimitExceeded, match="no cited work was asked"):
+        refresh_works.apply(([work_for("10.1000/a").pk],)).get()
+    assert sent == [] and not SourceReceipt.objects.exists()
+
+
 def test_the_beat_schedule_names_a_registered_task() -> None:
     from citerec.celery import app
 

@@ -151,3 +151,50 @@ def test_the_reference_cap_holds_for_bibitems_too() -> None:
     files = _paper(f"\\begin{{thebibliography}}{{9}}{items}\\end{{thebibliography}}")
     result = bibliography_from_files(files, name="t", limits=ArchiveLimits(max_references=10))
     assert len(result.entries) == 10 and "lists 30 references" in result.warnings[0]
+
+
+def _biber_bbl(body: str) -> str:
+    """Return a biber .bbl whose one entry (with a DOI) holds `body`."""
+    return (
+        "\\refsection{0}\n  \\datalist[entry]{nty/global//global/global}\n"
+        "    \\entry{a}{article}{}\n      \\field{title}{First}\n"
+        f"      \\verb{{doi}}\n      \\verb 10.1000/xyz\n      \\endverb\n{body}\n"
+        "    \\endentry\n  \\enddatalist\n\\endrefsection\n"
+    )
+
+
+def _biber_paper(body: str) -> dict[str, bytes]:
+    return _paper("\\cite{a}\\printbibliography", main_DOT_bbl=_biber_bbl(body))
+
+
+@pytest.mark.usefixtures("hang_alarm")
+def test_unclosed_verb_file_blocks_are_scanned_once() -> None:
+    # 20,000 "\verb{file}" without their \endverb took 35 s (each looked to the entry's end);
+    # 60,000 would take minutes. Read at once, the entry keeps its DOI.
+    (entry,) = bibliography_from_files(_biber_paper("\\verb{file}" * 60_000), name="t").entries
+    assert entry.doi == "10.1000/xyz"
+    assert_linear(lambda n: _biber_paper("\\verb{file}" * n), 300)
+    assert_linear(lambda n: _biber_paper("\\verb{file}\n\\verb /a/b.pdf\n\\endverb\n" * n), 300)
+
+
+def test_file_blocks_are_left_out_of_the_entry_text() -> None:
+    block = "\\verb{file}\n\\verb /home/me/10.9999/not-the-doi.pdf\n\\endverb\n"
+    (entry,) = bibliography_from_files(_biber_paper(block * 3), name="t").entries
+    assert entry.doi == "10.1000/xyz" and "not-the-doi" not in entry.raw
+
+
+def test_unclosed_biber_entries_are_scanned_once() -> None:
+    # Each \entry without its \endentry ran to the end of the list: 8,000 of them made 670 MB of
+    # entry bodies to read. An entry ends at the next one at the latest.
+    def build(n: int) -> dict[str, bytes]:
+        entries = "".join(
+            f"\\entry{{k{i}}}{{article}}{{}}\n\\field{{title}}{{T {i}}}\n" for i in range(n)
+        )
+        entries += "\\entry{last}{article}{}\n\\endentry\n"  # one closed: read as biber's
+        bbl = f"\\refsection{{0}}\n\\datalist[entry]{{nty/global//global/global}}\n{entries}"
+        return _paper("\\cite{k0}\\printbibliography", main_DOT_bbl=bbl + "\\enddatalist\n")
+
+    assert_linear(build, 300)
+    result = bibliography_from_files(build(3), name="t")
+    assert [e.key for e in result.entries] == ["k0", "k1", "k2", "last"]
+    assert "T 1" in result.entries[1].raw and "T 2" not in result.entries[1].raw

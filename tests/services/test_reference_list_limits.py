@@ -71,3 +71,16 @@ def test_deeply_nested_xml_is_refused_with_its_line(tmp_path: Path) -> None:
     ):
         run(path)
     assert not Observation.objects.exists()
+
+
+def test_a_bib_whose_macros_expand_past_the_bound_says_which_references(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    entries = "".join(f"@article{{k{i}, title = big, year = 2020}}\n" for i in range(12))
+    path.write_text(f'@string{{big = "{"x" * 1_000}"}}\n{entries}')
+
+    out, err = run(path)
+
+    assert "12 references: created 12" in out
+    warned = [line for line in err.splitlines() if "@string macros" in line]
+    assert warned and warned[0].startswith(f"{path}: line 7: reference 6: its @string macros")
+    assert len(warned) == 7  # references 6 to 12: the first 5 fill 4 times the file's size

@@ -40,6 +40,8 @@ class HarvestOutcome:
     deleted: int = 0
     last_datestamp: date | None = None
     new_versions: list[str] = field(default_factory=list)
+    stored: int = 0  # pages stored with their token (empty ones too)
+    stopped: bool = False  # by one of `stop_on`: what was stored stays, the token says where
 
 
 def harvest_run(
@@ -50,11 +52,14 @@ def harvest_run(
     from_date: date | None = None,
     client: ArxivClient | None = None,
     progress: Callable[[HarvestOutcome], None] | None = None,
+    stop_on: tuple[type[BaseException], ...] = (),
 ) -> HarvestOutcome:
     """Harvest arXiv metadata since `from_date` (default: where the last harvest got to).
 
     An unfinished harvest of the same set is resumed from its resumption token unless a
     `from_date` is given; a token arXiv no longer honours restarts that harvest from its start.
+    An exception of `stop_on` (a job's soft time limit) stops it cleanly: the pages stored
+    stay, the page it was on is read again by the next run, and the outcome says `stopped`.
     """
     client = client or ArxivClient()
     state, _ = HarvestState.objects.get_or_create(set_spec=set_spec)
@@ -66,14 +71,18 @@ def harvest_run(
     outcome = HarvestOutcome(set_spec=set_spec, from_date=from_date, resumed=bool(token))
     HarvestState.objects.filter(pk=state.pk).update(running_from=from_date)
     try:
-        _pages(client, state, outcome, token, actor, reason, progress)
-    except ArxivError as exc:
-        if not token or "resumption" not in str(exc).lower():
-            raise
-        log.warning("harvest of %s: token refused (%s); starting again from %s", set_spec or "all", exc, from_date)
-        HarvestState.objects.filter(pk=state.pk).update(resumption_token="", cursor=0)
-        outcome.resumed = False
-        _pages(client, state, outcome, "", actor, reason, progress)
+        try:
+            _pages(client, state, outcome, token, actor, reason, progress)
+        except ArxivError as exc:
+            if not token or "resumption" not in str(exc).lower():
+                raise
+            log.warning("harvest of %s: token refused (%s); starting again from %s", set_spec or "all", exc, from_date)
+            HarvestState.objects.filter(pk=state.pk).update(resumption_token="", cursor=0)
+            outcome.resumed = False
+            _pages(client, state, outcome, "", actor, reason, progress)
+    except stop_on as exc:
+        log.warning("harvest of %s stopped after %s page(s): %r", set_spec or "all", outcome.stored, exc)
+        outcome.stopped = True
     return outcome
 
 
@@ -141,6 +150,7 @@ def _store_page(
         ):
             locked.last_datestamp = outcome.last_datestamp
     locked.save()
+    outcome.stored += 1
 
 
 def _new_versions(records: list[ArxivMetadata], actor: Actor, reason: str) -> list[str]:

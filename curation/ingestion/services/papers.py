@@ -171,20 +171,30 @@ def finish(ingestion: PaperIngestion, outcome: IngestOutcome, state: str, error:
 def paper_lock(arxiv_id: str) -> Iterator[bool]:
     """Hold the paper's ingestion lock while the block runs; yield False if another has it.
 
+    Two jobs for one paper (a re-delivery, a forced re-read) would otherwise both create its
+    new references, and one would fail on their identity.
+    """
+    with session_lock(f"ingest:{arxiv_id}") as taken:
+        yield taken
+
+
+@contextmanager
+def session_lock(name: str) -> Iterator[bool]:
+    """Hold the lock `name` while the block runs; yield False if another session has it.
+
     A session lock, not a row lock: it is held across the network calls and the short
-    transactions of one ingestion without keeping a transaction open, and it goes with the
-    connection if the worker dies. Two jobs for one paper (a re-delivery, a forced re-read)
-    would otherwise both create its new references, and one would fail on their identity.
+    transactions of one job without keeping a transaction open, and it goes with the
+    connection if the worker dies.
     """
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(hashtext(%s))", [f"ingest:{arxiv_id}"])
+        cursor.execute("SELECT pg_try_advisory_lock(hashtext(%s))", [name])
         taken = bool(cursor.fetchone()[0])
     try:
         yield taken
     finally:
         if taken:
             with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [f"ingest:{arxiv_id}"])
+                cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [name])
 
 
 def paper_ingest(

@@ -10,6 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from curation.audit import Actor
 from curation.limits import InputTooLarge, current_limits, read_bounded
 from curation.references.formats import ReferenceInputError, SourceReference, read_references
+from curation.references.formats.bib import BIBTEX_MACROS_BOUNDED
+from curation.references.formats.bibtex_macros import EXPANSION_FACTOR, MAX_VALUE_CHARS
 from curation.services import reference_list_import
 from curation.services.reference_lists import NotAnArxivId, required_arxiv_id
 
@@ -72,13 +74,22 @@ class Command(BaseCommand):
             self.stderr.write(self.style.WARNING(f"{path}: {warning}"))
 
     def _warn_if_cut(self, path: Path, reference: SourceReference, limit: str) -> None:
-        """Say which reference was cut to the size limit (it is kept, flagged, in its place)."""
+        """Say which reference was cut to the size limit, or had its @string expansion
+        bounded (it is kept, flagged, in its place)."""
+        where = f"{path}: line {reference.line or '?'}: reference {reference.index}"
+        if BIBTEX_MACROS_BOUNDED in reference.problems:
+            self.stderr.write(
+                self.style.WARNING(
+                    f"{where}: its @string macros expand past the file's bound ({EXPANSION_FACTOR}"
+                    f" times its size, {MAX_VALUE_CHARS:,} characters a value): they are left "
+                    "unexpanded or cut"
+                )
+            )
         for problem in reference.problems:
             if problem.startswith("truncated_from_"):
                 length = int(problem.split("_")[2])
                 self.stderr.write(
                     self.style.WARNING(
-                        f"{path}: line {reference.line or '?'}: reference {reference.index}: "
-                        f"{length:,} characters, longer than {limit}; its start is kept"
+                        f"{where}: {length:,} characters, longer than {limit}; its start is kept"
                     )
                 )

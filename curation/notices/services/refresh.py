@@ -94,6 +94,7 @@ class BatchRefresh:
 
     outcomes: list[RefreshOutcome]
     failed: list[int]
+    left: list[int] = field(default_factory=list)  # not asked: stopped by one of `stop_on`
 
 
 def refresh_many(
@@ -103,28 +104,36 @@ def refresh_many(
     reason: str,
     sources: Iterable[str] = ALL_SOURCES,
     client: CrossrefLike | None = None,
+    stop_on: tuple[type[BaseException], ...] = (),
 ) -> BatchRefresh:
     """Refresh several works as one: each work's sources asked (the local ones read once for
     all), then every answer stored and every notice recomputed in one transaction.
 
     What each work ends with is what `refresh` of each alone would leave; a batch writes each
     table in a few statements and bumps a record shared by many of the works once, not once
-    per work. A work whose sources raise is logged and left out; the others are stored.
+    per work. A work whose sources raise is logged and left out; the others are stored. An
+    exception of `stop_on` (a job's soft time limit) stops the asking: the works asked are
+    stored, the rest are `left`.
     """
     sources = tuple(sources)
     keys = works_keys(works)
     local = retraction_watch_lookup(d for k in keys.values() for d in k.dois)
     answers: dict[int, list[SourceAnswer]] = {}
     failed: list[int] = []
-    for work in works:
+    left: list[int] = []
+    for index, work in enumerate(works):
         try:
             answers[work.pk] = ask_sources(keys[work.pk], sources, client, local)
+        except stop_on as exc:
+            left = [w.pk for w in works[index:]]
+            log.warning("asking the notice sources stopped, %s works left: %r", len(left), exc)
+            break
         except Exception:  # noqa: BLE001 - one work never stops the others
             log.exception("asking the notice sources about work %s failed", work.pk)
             failed.append(work.pk)
     asked = [work for work in works if work.pk in answers]
     outcomes = _store(asked, answers, actor=actor, reason=reason) if asked else []
-    return BatchRefresh(outcomes=outcomes, failed=failed)
+    return BatchRefresh(outcomes=outcomes, failed=failed, left=left)
 
 
 def refresh_in_batches(

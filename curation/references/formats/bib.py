@@ -10,14 +10,18 @@ import bibtexparser
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry
 
 from curation.references.formats.base import LineCounter, SourceReference, make_reference
+from curation.references.formats.bibtex_macros import Macros, close_body, read_value
 from curation.references.formats.compose import compose_raw
 from curation.references.latex import latex_to_text
 
 _BLOCK_START = re.compile(r"^[ \t]*@", re.MULTILINE)
-_STRING = re.compile(r"^\s*@string\s*[{(]", re.IGNORECASE)
+_STRING = re.compile(r"^\s*@string\s*([{(])", re.IGNORECASE)
 _SKIP = re.compile(r"^\s*@(?:comment|preamble)\b", re.IGNORECASE)
 _HEADER = re.compile(r"^\s*@\s*(\w+)\s*[{(]\s*([^,\s]*)", re.DOTALL)
 _BATCH = 200  # entries parsed per bibtexparser call: bounded memory, isolated failures
+# A value's macros and # joins are read as the e-print reader reads them, within the same
+# bounds (bibtexparser would expand a macro each time it is used, and not follow # at all).
+BIBTEX_MACROS_BOUNDED = "bibtex_macros_bounded"
 _VENUE_FIELDS = ("journal", "booktitle", "school", "institution", "howpublished")
 
 # bibtexparser logs every failed block; the reader reports them per entry instead.
@@ -54,15 +58,30 @@ def _fields(raw_fields: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in fields.items() if v}
 
 
+def _macros(text: str) -> Macros:
+    """Return the file's @string macros, defined in file order, bounded by its size."""
+    macros = Macros(len(text))
+    for _, block in _blocks(text):
+        if m := _STRING.match(block):
+            macros.define(block[m.end() : close_body(block, m.end() - 1, m[1]) - 1])
+    return macros
+
+
+def _expanded(value: str, macros: Macros, name: str) -> str:
+    return macros.cut(read_value(value, 0, macros)[0].strip(), name)
+
+
 def read_bib(text: str) -> Iterator[SourceReference]:
-    """Yield one reference per BibTeX entry, flagging entries that do not parse."""
-    strings = "\n".join(block for _, block in _blocks(text) if _STRING.match(block))
+    """Yield one reference per BibTeX entry, flagging entries that do not parse and those
+    whose @string expansion was bounded (`bibtex_macros_bounded`)."""
+    macros = _macros(text)
     index = 0
     batch: list[tuple[int, str]] = []
 
     def flush() -> Iterator[SourceReference]:
         nonlocal index
-        library = bibtexparser.parse_string(strings + "\n" + "\n".join(b for _, b in batch))
+        # No middleware: values stay as written (braces, quotes, macros, #) for read_value.
+        library = bibtexparser.parse_string("\n".join(b for _, b in batch), parse_stack=[])
         parsed: dict[str, list[Entry]] = {}
         # bibtexparser sets a repeated key aside; a reference list may cite both, keep both.
         duplicates = [
@@ -84,9 +103,18 @@ def read_bib(text: str) -> Iterator[SourceReference]:
                     problem = "bibtex_unbalanced_braces"
                 yield make_reference(index, block, label=key, line=line, problems=(problem,))
                 continue
-            fields = _fields({k: str(f.value) for k, f in entry.fields_dict.items()})
+            bounded = macros.bounded
+            fields = _fields(
+                {
+                    k: _expanded(str(f.value), macros, f"{key}: {k}")
+                    for k, f in entry.fields_dict.items()
+                }
+            )
             fields["entry_type"] = entry.entry_type.lower()
-            yield make_reference(index, compose_raw(fields), label=key, line=line, fields=fields)
+            problems = (BIBTEX_MACROS_BOUNDED,) if macros.bounded > bounded else ()
+            yield make_reference(
+                index, compose_raw(fields), label=key, line=line, fields=fields, problems=problems
+            )
         batch.clear()
 
     for line, block in _blocks(text):

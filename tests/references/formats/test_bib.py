@@ -1,4 +1,7 @@
 from curation.references import read_references
+from curation.references.formats.bib import BIBTEX_MACROS_BOUNDED, read_bib
+from curation.references.formats.bibtex_macros import EXPANSION_FACTOR, MAX_VALUE_CHARS
+from tests.references.test_hostile_eprints import _doubling_strings
 
 BIB = r"""@string{acm = "ACM Press"}
 @comment{ignored}
@@ -42,3 +45,30 @@ def test_unbalanced_braces_flag_that_entry_only() -> None:
 def test_duplicate_keys_are_both_kept() -> None:
     text = "@misc{k, title={One}}\n@misc{k, title={Two}}\n"
     assert [r.fields["title"] for r in read_references(text, "bib")] == ["One", "Two"]
+
+
+def _reused_macro(uses: int) -> str:
+    """Return a .bib whose one 10,000-character @string is every entry's title."""
+    entries = "".join(f"@article{{k{i}, title = big, year = 2020}}\n" for i in range(uses))
+    return f'@string{{big = "{"x" * 10_000}"}}\n{entries}'
+
+
+def test_a_macro_used_again_and_again_expands_within_the_files_bound() -> None:
+    # Expanded at each use, a 10 KB @string named by 200 entries made 2 MB of titles (a 1 MB
+    # one by 10,000 entries would be 10 GB). As in e-prints: at most 4 times the file's size.
+    text = _reused_macro(200)
+    refs = list(read_bib(text))
+    assert len(refs) == 200
+    assert sum(len(r.fields.get("title", "")) for r in refs) <= EXPANSION_FACTOR * len(text)
+    assert refs[0].fields["title"] == "x" * 10_000 and refs[0].problems == ()
+    assert refs[-1].fields["title"] == "big"
+    assert refs[-1].problems == (BIBTEX_MACROS_BOUNDED,)
+
+
+def test_joined_macros_are_read_as_bibtex_reads_them_within_bounds() -> None:
+    bib = '@string{aj = "Astron. J."}\n@article{a, journal = aj, title = "T" # "wo", year = 2020}'
+    (ref,) = read_bib(bib)
+    assert (ref.fields["venue"], ref.fields["title"]) == ("Astron. J.", "Two")
+    # Macros joining themselves ten times a level: nine levels would be 10**9 characters.
+    (ref,) = read_bib(_doubling_strings(9))
+    assert len(ref.raw) <= MAX_VALUE_CHARS and ref.problems == (BIBTEX_MACROS_BOUNDED,)
