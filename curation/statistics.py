@@ -5,7 +5,8 @@ a table's owner may); without fresh statistics the planner keeps estimating a ta
 before the import, and admin searches took 11-16 s after 118k references (issue 43). The owner's
 function `citerec_analyze_stale` (curation migration 0012) analyzes a table of its fixed list
 only when its changes since the last ANALYZE pass max(CITEREC_ANALYZE_MIN_ROWS,
-CITEREC_ANALYZE_FRACTION x its rows), so calling it after every write is one cheap statement.
+CITEREC_ANALYZE_FRACTION x its rows), so calling it after every write is cheap: two short
+statements (the first makes this session's counts of its writes count).
 
 It runs after the write commits (`transaction.on_commit`): ANALYZE then samples the committed
 rows, and the write's transaction neither waits for it nor holds its lock. One call per
@@ -72,7 +73,12 @@ def analyze_after_commit(*models: type[Model], using: str = DEFAULT_DB_ALIAS) ->
 def analyze_stale(tables: list[str], *, using: str = DEFAULT_DB_ALIAS) -> list[str]:
     """ANALYZE those of `tables` whose changes since their last ANALYZE pass the settings' bar
     (through the owner's function: the runtime role may not ANALYZE); return the ones analyzed."""
-    with connections[using].cursor() as cursor:
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        if connection.pg_version >= 150000:  # type: ignore[attr-defined]
+            # This session's own counts reach the shared statistics (n_mod_since_analyze) when
+            # it next goes idle, not at commit: between these two statements, then.
+            cursor.execute("SELECT pg_stat_force_next_flush()")
         cursor.execute(
             "SELECT citerec_analyze_stale(%s::text[], %s, %s)",
             [tables, settings.CITEREC_ANALYZE_MIN_ROWS, settings.CITEREC_ANALYZE_FRACTION],

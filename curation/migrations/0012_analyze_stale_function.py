@@ -9,9 +9,12 @@ fixed list, and of those only the ones whose rows changed since their last ANALY
 than max(min_rows, fraction x the rows the planner thinks they have): 50 references into a
 large table do nothing, a bulk import into a table a tenth its size does.
 
-The changes counted are the shared statistics' n_mod_since_analyze plus this session's own
-changes not yet flushed to them (PostgreSQL 15 flushes a session's counts at most once a
-second, so a bulk write that has just committed is not in n_mod_since_analyze yet). ANALYZE
+The changes counted are the shared statistics' n_mod_since_analyze. PostgreSQL 15 flushes a
+session's counts to them at most once a second, when the session goes idle, so a bulk write that
+has just committed is not in it yet: the caller first runs `SELECT pg_stat_force_next_flush()`
+as a statement of its own (curation/statistics.py). Counting the session's unflushed changes
+here instead would count them twice: ANALYZE resets n_mod_since_analyze, and the flush after it
+adds them back, so the next small write would ANALYZE again. ANALYZE
 takes SHARE UPDATE EXCLUSIVE; a table another session is analyzing through this function is
 skipped (pg_try_advisory_xact_lock), not queued for. It returns the tables it analyzed.
 EXECUTE is taken from PUBLIC; `grant_runtime_role` grants it to the runtime role.
@@ -57,9 +60,7 @@ BEGIN
                 SELECT c.relname FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid
                 WHERE c.relnamespace = current_schema()::regnamespace
                   AND c.relname = ANY(tables)
-                  AND s.n_mod_since_analyze + pg_stat_get_xact_tuples_inserted(c.oid)
-                      + pg_stat_get_xact_tuples_updated(c.oid)
-                      + pg_stat_get_xact_tuples_deleted(c.oid)
+                  AND s.n_mod_since_analyze
                       > greatest(min_rows, 1, fraction * greatest(c.reltuples, 0))
                 ORDER BY c.relname
             LOOP

@@ -1,0 +1,193 @@
+"""ANALYZE after bulk writes (issue 43): the runtime role, which may not ANALYZE, gets fresh
+statistics through the owner's `citerec_analyze_stale` once a bulk write commits, and only then.
+
+The writes run as production's web and workers connect: a runtime role made by
+`grant_runtime_role`, in its own connection or process. `last_analyze` is read from a fresh
+statistics snapshot: ANALYZE reports to the shared statistics at once, so no waiting is needed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+from django.db import connection
+from django.test import override_settings
+
+from curation.audit import Actor
+from curation.models import Observation
+from curation.services import reference_list_import
+from curation.statistics import _AnalyzeAfterCommit, analyze_after_commit, written_tables
+from tests.conftest import REPO, database_url
+from tests.runtime_roles import RuntimeRole, runtime_role_fixture
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+runtime_role = runtime_role_fixture("citerec_test_stat")
+
+ANALYZE = "SELECT citerec_analyze_stale(%s::text[], %s, %s)"
+
+
+def last_analyze(table: str) -> datetime | None:
+    """Return when `table` was last ANALYZEd by a session (not autovacuum), read afresh."""
+    with psycopg.connect(database_url(connection.settings_dict["NAME"])) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        row = conn.execute(
+            "SELECT last_analyze FROM pg_stat_user_tables WHERE relname = %s", [table]
+        ).fetchone()
+    assert row is not None, table
+    return row[0]  # type: ignore[no-any-return]
+
+
+def moved(before: datetime | None, table: str) -> bool:
+    after = last_analyze(table)
+    return after is not None and (before is None or after > before)
+
+
+def insert_papers(role: RuntimeRole, first: int, count: int) -> None:
+    """Insert catalogue papers as the runtime role (a paper's insert keeps no history)."""
+    with role.connect() as conn:
+        conn.execute(
+            "INSERT INTO curation_paper (arxiv_id, title, authors, doi, categories, journal_ref, "
+            "comments, in_catalogue, first_author, title_norm, title_key, withdrawn) "
+            "SELECT '9901.' || lpad(n::text, 5, '0'), 't', '', '', '', '', '', true, '', 't', 't', false "
+            "FROM generate_series(%s::int, %s::int) n",
+            [first, first + count - 1],
+        )
+
+
+def test_the_runtime_role_analyzes_a_table_once_enough_of_it_changed(
+    runtime_role: RuntimeRole,
+) -> None:
+    before = last_analyze("curation_paper")
+    insert_papers(runtime_role, 1, 20)
+    with runtime_role.connect() as conn:
+        small = conn.execute(ANALYZE, [["curation_paper"], 1000, 0.1]).fetchone()
+    assert small == ([],)
+    assert last_analyze("curation_paper") == before
+
+    insert_papers(runtime_role, 21, 2000)
+    with runtime_role.connect() as conn:  # another session: the counts come from the shared stats
+        (analyzed,) = conn.execute(ANALYZE, [["curation_paper"], 1000, 0.1]).fetchone()
+    assert analyzed == ["curation_paper"]
+    assert moved(before, "curation_paper")
+
+
+def test_the_session_that_wrote_counts_its_changes_once_flushed(runtime_role: RuntimeRole) -> None:
+    before = last_analyze("curation_paper")
+    with runtime_role.connect() as conn:
+        conn.autocommit = True
+        conn.execute(
+            "INSERT INTO curation_paper (arxiv_id, title, authors, doi, categories, journal_ref, "
+            "comments, in_catalogue, first_author, title_norm, title_key, withdrawn) "
+            "SELECT '9902.' || lpad(n::text, 5, '0'), 't', '', '', '', '', '', true, '', 't', 't', false "
+            "FROM generate_series(1, 1500) n"
+        )
+        conn.execute("SELECT pg_stat_force_next_flush()")  # as curation.statistics does
+        (analyzed,) = conn.execute(ANALYZE, [["curation_paper"], 1000, 0.1]).fetchone()
+    assert analyzed == ["curation_paper"]
+    assert moved(before, "curation_paper")
+
+
+def test_a_table_off_the_list_is_refused(runtime_role: RuntimeRole) -> None:
+    with runtime_role.connect() as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute(ANALYZE, [["curation_paper", "auth_user"], 0, 0.0])
+    before = last_analyze("auth_user")
+    with runtime_role.connect() as conn:
+        conn.execute("ANALYZE auth_user")  # not its table: PostgreSQL skips it with a warning
+    assert last_analyze("auth_user") == before
+
+
+def test_a_table_being_analyzed_elsewhere_is_skipped_not_waited_for(
+    runtime_role: RuntimeRole,
+) -> None:
+    insert_papers(runtime_role, 1, 1500)
+    with runtime_role.connect() as holder, runtime_role.connect() as caller:
+        holder.execute(
+            "SELECT pg_advisory_xact_lock(hashtext('citerec_analyze_stale'), "
+            "hashtext('curation_paper'))"
+        )
+        (analyzed,) = caller.execute(ANALYZE, [["curation_paper"], 1000, 0.0]).fetchone()
+    assert analyzed == []
+
+
+def test_the_tables_written_include_their_history() -> None:
+    assert written_tables([Observation]) == {
+        "curation_observation", "curation_observationevent", "pghistory_context",
+    }  # fmt: skip
+
+
+def run_as(role: RuntimeRole, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run a management command in its own process, connected as the runtime role."""
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("REDIS_URL")}
+    environment.pop("MIGRATION_DATABASE_URL", None)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env={**environment, "DEBUG": "1", "DATABASE_URL": role.url(), **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def import_as(role: RuntimeRole, tmp_path: Path, arxiv_id: str, references: int) -> None:
+    """Import a plain-text reference list of `references` entries as the runtime role, with a
+    bar of 100 changed rows (or a tenth of the table)."""
+    path = tmp_path / f"{arxiv_id}.txt"
+    path.write_text(
+        "\n\n".join(f"A. Author{n}. A study of thing {n}. J. Things {n}, 1 (2001)." for n in range(references))
+    )
+    done = run_as(
+        role, "import_references", arxiv_id, str(path), "--format", "text",
+        CITEREC_ANALYZE_MIN_ROWS="100", CITEREC_ANALYZE_FRACTION="0.1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_large_reference_list_import_analyzes_the_observations_a_small_one_does_not(
+    runtime_role: RuntimeRole, tmp_path: Path
+) -> None:
+    before = last_analyze("curation_observation")
+    import_as(runtime_role, tmp_path, "2401.00001", 400)
+    assert Observation.objects.count() == 400
+    assert moved(before, "curation_observation")
+    assert moved(before, "curation_observationevent")
+
+    # Right after: the first import's changes are not counted again.
+    before = last_analyze("curation_observation")
+    import_as(runtime_role, tmp_path, "2401.00002", 20)
+    assert Observation.objects.count() == 420
+    assert last_analyze("curation_observation") == before
+
+
+@override_settings(CITEREC_ANALYZE_MIN_ROWS=100, CITEREC_ANALYZE_FRACTION=0.1)
+def test_one_analyze_after_the_outer_transaction_commits() -> None:
+    from django.db import transaction
+
+    before = last_analyze("curation_observation")
+    with transaction.atomic():
+        for paper in ("2401.00002", "2401.00003"):
+            reference_list_import(
+                arxiv_id=paper,
+                references=[_Ref(f"B. Writer. Paper {paper} {n}. 2002.") for n in range(120)],
+                actor=Actor.command("test"),
+                reason="test",
+            )
+        jobs = [e[1] for e in connection.run_on_commit if isinstance(e[1], _AnalyzeAfterCommit)]
+        assert len(jobs) == 1  # both imports share one call
+        assert last_analyze("curation_observation") == before  # not inside the write
+    assert moved(before, "curation_observation")
+    analyze_after_commit(Observation)  # outside a transaction: at once, and nothing is stale now
+
+
+class _Ref:
+    label = None
+
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
