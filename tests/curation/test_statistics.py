@@ -20,7 +20,7 @@ from django.db import connection
 from django.test import override_settings
 
 from curation.audit import Actor
-from curation.models import Observation
+from curation.models import Observation, Resolution
 from curation.services import reference_list_import
 from curation.statistics import _AnalyzeAfterCommit, analyze_after_commit, written_tables
 from tests.conftest import REPO, database_url
@@ -191,3 +191,18 @@ class _Ref:
 
     def __init__(self, raw: str) -> None:
         self.raw = raw
+
+
+def test_a_resolution_run_analyzes_the_verdicts_it_wrote(
+    runtime_role: RuntimeRole, tmp_path: Path
+) -> None:
+    import_as(runtime_role, tmp_path, "2401.00003", 150)
+    before = last_analyze("curation_resolution")
+    done = run_as(
+        runtime_role, "resolve", "--all", "--sync",
+        CITEREC_ANALYZE_MIN_ROWS="100", CITEREC_ANALYZE_FRACTION="0.1", CITEREC_OFFLINE="1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert Resolution.objects.count() == 150
+    assert moved(before, "curation_resolution")
+    assert moved(before, "curation_resolutionevent")
