@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tarfile
 from datetime import datetime
 from pathlib import Path
 
@@ -141,7 +142,10 @@ def import_as(role: RuntimeRole, tmp_path: Path, arxiv_id: str, references: int)
     bar of 100 changed rows (or a tenth of the table)."""
     path = tmp_path / f"{arxiv_id}.txt"
     path.write_text(
-        "\n\n".join(f"A. Author{n}. A study of thing {n}. J. Things {n}, 1 (2001)." for n in range(references))
+        "\n\n".join(
+            f"A. Author{n}. A study of thing {n}. J. Things {n}, 1 (2001)."
+            for n in range(references)
+        )
     )
     done = run_as(
         role, "import_references", arxiv_id, str(path), "--format", "text",
@@ -206,3 +210,23 @@ def test_a_resolution_run_analyzes_the_verdicts_it_wrote(
     assert Resolution.objects.count() == 150
     assert moved(before, "curation_resolution")
     assert moved(before, "curation_resolutionevent")
+
+
+def test_a_source_bundle_ingest_analyzes_what_its_chunks_wrote(
+    runtime_role: RuntimeRole, tmp_path: Path
+) -> None:
+    from tests.ingestion.conftest import dev_source
+    from tests.ingestion.test_bundles_and_pdfs import _tar_member
+
+    path = tmp_path / "arXiv_src_2401_001.tar"
+    with tarfile.open(path, "w") as tar:
+        _tar_member(tar, "2401/2401.00001.gz", dev_source("Eyewall__2018jas").read_bytes())
+        _tar_member(tar, "2401/2401.00002.gz", dev_source("kdpenner__dustmorph").read_bytes())
+    before = {t: last_analyze(t) for t in ("curation_observation", "curation_resolution")}
+    done = run_as(
+        runtime_role, "ingest_source_bundle", str(path), "--sync", "--chunk-size", "2",
+        CITEREC_ANALYZE_MIN_ROWS="10", CITEREC_ANALYZE_FRACTION="0.1", CITEREC_OFFLINE="1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert Resolution.objects.count() > 10
+    assert all(moved(when, table) for table, when in before.items())
