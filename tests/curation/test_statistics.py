@@ -14,6 +14,7 @@ import sys
 import tarfile
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -50,9 +51,19 @@ def moved(before: datetime | None, table: str) -> bool:
     return after is not None and (before is None or after > before)
 
 
+def stale(conn: psycopg.Connection[Any], min_rows: int, fraction: float, *tables: str) -> list[str]:
+    """Call the owner's function on this connection; return the tables it analyzed."""
+    row = conn.execute(ANALYZE, [list(tables), min_rows, fraction]).fetchone()
+    assert row is not None
+    return row[0]  # type: ignore[no-any-return]
+
+
 def insert_papers(role: RuntimeRole, first: int, count: int) -> None:
-    """Insert catalogue papers as the runtime role (a paper's insert keeps no history)."""
+    """Insert catalogue papers as the runtime role (a paper's insert keeps no history), their
+    counts flushed to the shared statistics before this returns (the flush runs before the
+    server answers the next statement)."""
     with role.connect() as conn:
+        conn.autocommit = True
         conn.execute(
             "INSERT INTO curation_paper (arxiv_id, title, authors, doi, categories, journal_ref, "
             "comments, in_catalogue, first_author, title_norm, title_key, withdrawn) "
@@ -60,6 +71,8 @@ def insert_papers(role: RuntimeRole, first: int, count: int) -> None:
             "FROM generate_series(%s::int, %s::int) n",
             [first, first + count - 1],
         )
+        conn.execute("SELECT pg_stat_force_next_flush()")
+        conn.execute("SELECT 1")
 
 
 def test_the_runtime_role_analyzes_a_table_once_enough_of_it_changed(
@@ -68,14 +81,12 @@ def test_the_runtime_role_analyzes_a_table_once_enough_of_it_changed(
     before = last_analyze("curation_paper")
     insert_papers(runtime_role, 1, 20)
     with runtime_role.connect() as conn:
-        small = conn.execute(ANALYZE, [["curation_paper"], 1000, 0.1]).fetchone()
-    assert small == ([],)
+        assert stale(conn, 1000, 0.1, "curation_paper") == []
     assert last_analyze("curation_paper") == before
 
     insert_papers(runtime_role, 21, 2000)
     with runtime_role.connect() as conn:  # another session: the counts come from the shared stats
-        (analyzed,) = conn.execute(ANALYZE, [["curation_paper"], 1000, 0.1]).fetchone()
-    assert analyzed == ["curation_paper"]
+        assert stale(conn, 1000, 0.1, "curation_paper") == ["curation_paper"]
     assert moved(before, "curation_paper")
 
 
@@ -90,8 +101,7 @@ def test_the_session_that_wrote_counts_its_changes_once_flushed(runtime_role: Ru
             "FROM generate_series(1, 1500) n"
         )
         conn.execute("SELECT pg_stat_force_next_flush()")  # as curation.statistics does
-        (analyzed,) = conn.execute(ANALYZE, [["curation_paper"], 1000, 0.1]).fetchone()
-    assert analyzed == ["curation_paper"]
+        assert stale(conn, 1000, 0.1, "curation_paper") == ["curation_paper"]
     assert moved(before, "curation_paper")
 
 
@@ -113,8 +123,9 @@ def test_a_table_being_analyzed_elsewhere_is_skipped_not_waited_for(
             "SELECT pg_advisory_xact_lock(hashtext('citerec_analyze_stale'), "
             "hashtext('curation_paper'))"
         )
-        (analyzed,) = caller.execute(ANALYZE, [["curation_paper"], 1000, 0.0]).fetchone()
-    assert analyzed == []
+        assert stale(caller, 1000, 0.0, "curation_paper") == []
+        holder.rollback()
+        assert stale(caller, 1000, 0.0, "curation_paper") == ["curation_paper"]
 
 
 def test_the_tables_written_include_their_history() -> None:
