@@ -227,3 +227,16 @@ def test_a_source_bundle_ingest_analyzes_what_its_chunks_wrote(
     assert done.returncode == 0, done.stderr
     assert Resolution.objects.count() > 10
     assert all(moved(when, table) for table, when in before.items())
+
+
+def test_a_record_import_analyzes_the_observations_and_verdicts_it_stored(
+    runtime_role: RuntimeRole, sample_record_path: Path
+) -> None:
+    before = {t: last_analyze(t) for t in ("curation_observation", "curation_resolution")}
+    done = run_as(
+        runtime_role, "import_records", str(sample_record_path),
+        CITEREC_ANALYZE_MIN_ROWS="10", CITEREC_ANALYZE_FRACTION="0.1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert Observation.objects.count() > 10
+    assert all(moved(when, table) for table, when in before.items())
