@@ -30,9 +30,9 @@ log = logging.getLogger(__name__)
 class _AnalyzeAfterCommit:
     """The tables one transaction wrote, analyzed (when stale) once it commits."""
 
-    def __init__(self, using: str) -> None:
+    def __init__(self, tables: set[str], using: str) -> None:
+        self.tables = tables
         self.using = using
-        self.tables: set[str] = set()
 
     def __call__(self) -> None:
         analyzed = analyze_stale(sorted(self.tables), using=self.using)
@@ -57,17 +57,19 @@ def analyze_after_commit(*models: type[Model], using: str = DEFAULT_DB_ALIAS) ->
     """Refresh the statistics of the tables these models (and their history) live in, if stale,
     once the current transaction commits (at once outside one)."""
     connection = connections[using]
+    # One job per transaction: a later write joins the job an earlier one registered. A job
+    # registered inside a savepoint that rolls back is dropped by Django with it, and a write
+    # after that registers a new one.
     pending = next(
         (job for _, job, *_ in connection.run_on_commit if isinstance(job, _AnalyzeAfterCommit)),
         None,
     )
-    if pending is None:
-        pending = _AnalyzeAfterCommit(using)
+    if pending is not None:
         pending.tables.update(written_tables(models))
+    else:  # outside a transaction, on_commit runs the job at once
         # robust: the write has committed; statistics left stale must not turn it into an error.
-        transaction.on_commit(pending, using=using, robust=True)
-    else:
-        pending.tables.update(written_tables(models))
+        job = _AnalyzeAfterCommit(written_tables(models), using)
+        transaction.on_commit(job, using=using, robust=True)
 
 
 def analyze_stale(tables: list[str], *, using: str = DEFAULT_DB_ALIAS) -> list[str]:
