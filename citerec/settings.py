@@ -417,6 +417,10 @@ if _REDIS_PREFIX:
 CITEREC_OFFLINE = env_bool("CITEREC_OFFLINE", default=False)
 # Lines per batch of an arXiv snapshot import (one transaction each); benchmarks vary it.
 CITEREC_IMPORT_BATCH = env_int("CITEREC_IMPORT_BATCH", 20_000)
+# ANALYZE after bulk writes (curation/statistics.py): a table is analyzed once the rows changed
+# since its last ANALYZE pass max(MIN_ROWS, FRACTION x its rows).
+CITEREC_ANALYZE_MIN_ROWS = env_int("CITEREC_ANALYZE_MIN_ROWS", 5_000)
+CITEREC_ANALYZE_FRACTION = env_float("CITEREC_ANALYZE_FRACTION", 0.05)
 # Worker processes that parse catalogue files in parallel (the import itself only COPYs).
 CITEREC_IMPORT_PROCESSES = env_int("CITEREC_IMPORT_PROCESSES", os.cpu_count() or 1)
 # High-precision mode: a link made by matching the reference text (not by an identifier) whose

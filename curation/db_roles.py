@@ -85,6 +85,9 @@ def grant_runtime_role(role: str, *, using: str = "default", password: str | Non
             # and the drop of the Crossref title index before a bulk load (0008), rebuilt by
             # the settle after it.
             f"GRANT EXECUTE ON FUNCTION {s}.resolution_defer_catalogue_index(text) TO {r}",
+            # ANALYZE of the curated tables after bulk writes, when stale (curation 0012).
+            f"GRANT EXECUTE ON FUNCTION {s}.citerec_analyze_stale(text[], bigint, double precision) "
+            f"TO {r}",
             f"REVOKE ALL ON ALL TABLES IN SCHEMA {s} FROM {r}",
             f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {s} FROM {r}",
             f"GRANT {DATA_PRIVILEGES} ON ALL TABLES IN SCHEMA {s} TO {r}",

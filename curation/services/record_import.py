@@ -21,6 +21,7 @@ from ..models import (
 from ..notices.services import follow
 from ..record.timestamps import format_micro_offset, parse_timestamp
 from ..states import VERIFIED_STATUSES, Origin, ResolverSource
+from ..statistics import analyze_after_commit
 from .works import canonical_work
 
 
@@ -306,6 +307,7 @@ def record_import(*, document: dict[str, Any], actor: Actor, reason: str) -> Imp
         outcome.retired += _retire_missing(paper, kept, now, outcome)
         if _replace_measurements(paper, document["external_citation_measurements"]):
             outcome.updated += 1
+    analyze_after_commit(Paper, Observation, Resolution, StandingNotice)
     return outcome
 
 

@@ -23,6 +23,7 @@ from ..models import Observation, Paper
 from ..references.identifiers import parse_arxiv
 from ..references.normalize import normalize_reference_text
 from ..references.parse import ParsedReference, parse_reference
+from ..statistics import analyze_after_commit
 
 REFERENCE_LIST_SOURCE = "reference_list"
 _YEARS = range(1800, 2101)
@@ -170,6 +171,7 @@ def reference_list_import(
                 outcome.retired += 1
         if supersede_imported and references:
             _supersede_imported(paper, source, now, outcome)
+    analyze_after_commit(Observation, Paper)
     return outcome
 
 

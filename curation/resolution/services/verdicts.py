@@ -35,6 +35,7 @@ from curation.resolution.resolver import (
 from curation.resolution.services.catalogue_imports import store_crossref_works
 from curation.services.works import work_for_doi, work_for_paper
 from curation.states import Origin, ResolverSource
+from curation.statistics import analyze_after_commit
 
 log = logging.getLogger(__name__)
 
@@ -398,6 +399,8 @@ def observations_resolve(
                 # Read again: the rows in hand hold what the rolled-back batch wrote.
                 results = _write_each(prepared, verdicts, now, outcome)
                 standing_notices_follow_links([p.observation.pk for p in prepared], changed_at=now)
+    # A run rewrites curation_resolution wholesale, chunk by chunk: the planner must follow.
+    analyze_after_commit(Resolution, Observation, CitedWork)
     for result in results:
         setattr(outcome, result, getattr(outcome, result) + 1)
     return outcome
