@@ -241,3 +241,22 @@ def nests_within(text: bytes, limit: int) -> bool:
             return True
         brackets = brackets.replace(b"[]", b"")
     return not brackets
+
+
+# --- Jobs whose worker was killed ----------------------------------------------------------
+# A job whose last takes never ended (the worker was killed: out of memory, past its hard time
+# limit) this many times in a row is failed, or read one paper at a time, instead of delivered
+# again: acks_late would otherwise hand a poison job to worker after worker. Papers, resolution
+# chunks and bundle chunks count their takes against this one number.
+MAX_INTERRUPTED = 2
+
+
+def killed_worker_reason(count: int, takes: str, retry: str) -> str:
+    """Say why a job is not taken again after `count` `takes` whose worker was killed."""
+    from django.conf import settings  # lazily: pure readers import limits without Django
+
+    return (
+        f"{count} {takes} in a row never ended: the worker was killed (out of memory, or past "
+        f"the hard time limit of {settings.CELERY_TASK_TIME_LIMIT} s, CELERY_TASK_TIME_LIMIT); "
+        f"{retry}"
+    )

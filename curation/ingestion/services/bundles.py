@@ -28,6 +28,7 @@ from curation.ingestion.models import (
     SourceBundle,
     SourceBundleChunk,
 )
+from curation.limits import MAX_INTERRUPTED
 from curation.models import Observation
 from curation.references.latex_source import (
     PdfOnlySource,
@@ -127,7 +128,6 @@ _TAKE_SQL = """
                 WHERE id = %s AND done_at IS NULL FOR UPDATE SKIP LOCKED)
     RETURNING interrupted
 """
-MAX_INTERRUPTED = 2
 
 
 def bundle_chunk_ingest(

@@ -25,6 +25,7 @@ from curation.ingestion import grobid
 from curation.ingestion.models import ACTIVE_STATES, IngestionState, PaperIngestion
 from curation.ingestion.selectors import NOT_ON_ARXIV
 from curation.ingestion.sources import ListedEntry, archive_limits, entries_from_bibliography
+from curation.limits import MAX_INTERRUPTED, killed_worker_reason
 from curation.models import Observation, Paper
 from curation.references.latex_source import (
     PdfOnlySource,
@@ -44,10 +45,6 @@ ARXIV_SOURCE = "arxiv_source"  # v1 `citation.source` of observations read from 
 PDF_ONLY_MESSAGE = "PDF only: no source bibliography"
 NO_BIBLIOGRAPHY = "no bibliography found in the source"
 MAX_IDS = 500  # arXiv ids one request may ask for (the admin form, the API)
-# A paper whose last attempts never ended (the worker was killed: out of memory, past its hard
-# time limit) is failed at the next one instead of read again: a poison e-print would
-# otherwise kill worker after worker, re-delivered each time (acks_late).
-MAX_INTERRUPTED = 2
 
 
 class PaperBusy(Exception):
@@ -154,10 +151,8 @@ def never_ended(ingestion: PaperIngestion) -> bool:
 
 def interrupted_message(count: int) -> str:
     """Say why a paper is not read again after `count` attempts that never ended."""
-    return (
-        f"{count} attempts in a row never ended: the worker was killed (out of memory, or past "
-        f"the hard time limit of {settings.CELERY_TASK_TIME_LIMIT} s, CELERY_TASK_TIME_LIMIT); "
-        "not tried again by itself, ask for the paper again to retry"
+    return killed_worker_reason(
+        count, "attempts", "not tried again by itself, ask for the paper again to retry"
     )
 
 

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from curation.audit import Actor
+from curation.limits import MAX_INTERRUPTED, killed_worker_reason
 from curation.models import Observation
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
 
@@ -105,9 +105,8 @@ _LEASE_SQL = """
 """
 # Every take of a chunk that ends in Python (done, retried, failed) sets `interrupted` back to
 # 0; a take whose worker was killed (out of memory, a crash) leaves it counted. A chunk taken
-# again after two such takes is failed, with the reason, instead of killing a third worker:
-# acks_late would deliver it again and again.
-MAX_INTERRUPTED = 2
+# again after MAX_INTERRUPTED such takes is failed, with the reason, instead of killing another
+# worker.
 
 
 def chunk_resolve(*, chunk_id: int, actor: Actor) -> ChunkOutcome:
@@ -185,11 +184,7 @@ def _run_count(run_id: int, size: int, outcome: BatchOutcome, now: datetime) -> 
 
 def interrupted_message(count: int) -> str:
     """Say why a chunk is not resolved again after `count` takes whose worker was killed."""
-    return (
-        f"{count} takes in a row never ended: the worker was killed (out of memory, or past "
-        f"the hard time limit of {settings.CELERY_TASK_TIME_LIMIT} s, CELERY_TASK_TIME_LIMIT); "
-        "resume the run to try again"
-    )
+    return killed_worker_reason(count, "takes", "resume the run to try again")
 
 
 def chunk_take_ended(*, chunk_id: int) -> None:
