@@ -7,7 +7,7 @@ from typing import Any
 
 from curation.references.identifiers import ARXIV_DOI_PREFIX
 from curation.resolution.catalogue import Candidate
-from curation.resolution.scoring import Query, score, title_agrees_with_identifier
+from curation.resolution.scoring import Query, Scored, score, title_agrees_with_identifier
 from curation.resolution.validate import RawText, validate
 from curation.states import ResolutionStatus
 
@@ -97,22 +97,7 @@ def by_identifier(
     scored = score(query, record)
     evidence["step"] = "identifier"
     evidence["identifier_resolved"] = via
-    title_ok = query.title is None or title_agrees_with_identifier(query, record)
-    checks = {"year": scored.year, "author": scored.author}
-    if text is None and item is not None and item.raw:
-        if title_ok and "contradicts" not in checks.values():
-            text = None  # the parse agrees with the record: the whole string cannot contradict
-        else:
-            text = RawText(item.raw)
-    if text is not None and item is not None:
-        # The whole string, not the parse: "Yang F, Lim GP" names Yang even if parsed as "F".
-        check = validate(text, record, names_given=item.names_given, parsed_title=query.title_norm)
-        evidence["candidates"] = [check.describe()]
-        title_ok = title_ok or check.title_found
-        author = "contradicts" if check.author_contradicts and not check.title_found else "agrees"
-        checks = {"year": check.year, "author": author}
-    else:
-        evidence["candidates"] = [scored.describe()]
+    title_ok, checks = _checks(query, record, scored, evidence, item, text)
     paper_of_doi = lookups.papers_by_doi.get(record.doi or "") if record.doi else None
     cited_arxiv = record.arxiv_id or (paper_of_doi.arxiv_id if paper_of_doi else None)
     if title_ok and "contradicts" not in checks.values():
@@ -124,3 +109,33 @@ def by_identifier(
     why += [f"{name} contradicts" for name, value in checks.items() if value == "contradicts"]
     evidence["decision"] = f"{via} resolves but " + ", ".join(why)
     return Verdict(_S.METADATA_MISMATCH, record.source, evidence, None, None, scored.score)
+
+
+def _checks(
+    query: Query,
+    record: Candidate,
+    scored: Scored,
+    evidence: dict[str, Any],
+    item: ReferenceInput | None,
+    text: RawText | None,
+) -> tuple[bool, dict[str, str]]:
+    """Return whether the title agrees with the record, and the year and author checks.
+
+    From the parse when it agrees with the record; else from the whole string, which the parse
+    may have misread (the candidate's description in the evidence says which was checked).
+    """
+    title_ok = query.title is None or title_agrees_with_identifier(query, record)
+    checks = {"year": scored.year, "author": scored.author}
+    if text is None and item is not None and item.raw:
+        if title_ok and "contradicts" not in checks.values():
+            text = None  # the parse agrees with the record: the whole string cannot contradict
+        else:
+            text = RawText(item.raw)
+    if text is None or item is None:
+        evidence["candidates"] = [scored.describe()]
+        return title_ok, checks
+    # The whole string, not the parse: "Yang F, Lim GP" names Yang even if parsed as "F".
+    check = validate(text, record, names_given=item.names_given, parsed_title=query.title_norm)
+    evidence["candidates"] = [check.describe()]
+    author = "contradicts" if check.author_contradicts and not check.title_found else "agrees"
+    return title_ok or check.title_found, {"year": check.year, "author": author}
