@@ -384,6 +384,15 @@ def observation_by_pk(pk: UUID | str) -> Observation | None:
         return None
 
 
+def same_text_observations(observation: Observation) -> models.QuerySet[Observation]:
+    """Return the other live observations, in any paper, with the same normalised reference text."""
+    if not observation.normalized_text:
+        return Observation.objects.none()
+    return Observation.objects.filter(
+        normalized_text=observation.normalized_text, retired_at__isnull=True, raw_text__isnull=False
+    ).exclude(pk=observation.pk)
+
+
 def cited_works_with_counts() -> models.QuerySet[CitedWork]:
     """Return cited works with the number of live observations citing them (citing_count)."""
     live = models.Q(observations__retired_at__isnull=True)

@@ -18,8 +18,8 @@ from django.template.response import TemplateResponse
 from curation.audit import Actor
 from curation.models import Observation
 from curation.resolution.candidates import agreement, top_candidate
+from curation.selectors import same_text_observations
 from curation.services.bulk import merge_keeper, observations_bulk_decide
-from curation.services.observation_groups import same_text_observations
 from curation.services.observations import CurationError
 from curation.states import ChangeSource
 

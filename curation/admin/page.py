@@ -11,9 +11,9 @@ from django import forms
 from curation.models import Observation
 from curation.record.builder import observation_v1, record_links
 from curation.references import parse_reference
-from curation.resolution.services.proposals import propose, stored_disagreement
+from curation.resolution.selectors import propose, stored_disagreement
+from curation.selectors import same_text_observations
 from curation.services.fetched_links import FetchFailed, source_of
-from curation.services.observation_groups import same_text_observations
 from curation.services.observations import CurationError
 
 from .accepting import (
@@ -31,6 +31,16 @@ from .forms import STATE_CHOICES, seen_pairs
 from .history import observation_changes
 
 RECENT_CHANGES = 5
+# The parse's fields listed on the page, when set.
+PARSED_FIELDS_SHOWN = (
+    "kind",
+    "title",
+    "year",
+    "venue",
+    "first_author_surname",
+    "url",
+    "title_problem",
+)
 
 
 def _forms(
@@ -106,15 +116,35 @@ def observation_page_context(
     conflict: bool = False,
     refused: CurationError | None = None,
 ) -> dict[str, Any]:
-    """Return the template context of the observation page.
+    """Return the template context of the observation page, in five parts: the reference and
+    its parse, the ranked candidates, the resolver's other view, the decision panel, the record.
 
     With `conflict`, the `bound` decision was refused on an older revision: it is shown in the
     conflict panel beside the current values instead of in its form. A `refused` decision that
     needs a confirmation, or a work fetched first, comes back with that offer.
     """
-    same_text = (
-        list(same_text_observations(obj).only("id", "revision")) if obj.normalized_text else []
-    )
+    candidates = candidates_part(obj)
+    resolver = resolver_part(obj, with_proposal=with_proposal)
+    return {
+        **reference_part(obj),
+        **candidates,
+        **resolver,
+        **decision_part(
+            obj,
+            top=candidates["top"],
+            resolver_offers=bool(resolver["disagreement"] or resolver["proposal"]),
+            bound=bound,
+            action=action,
+            conflict=conflict,
+            refused=refused,
+        ),
+        **record_part(obj),
+        "can_change": can_change,
+    }
+
+
+def reference_part(obj: Observation) -> dict[str, Any]:
+    """Return what the reference says: the observation, its parse, repairs and stored evidence."""
     resolution = getattr(obj, "resolution", None)
     evidence = resolution.evidence if resolution else {}
     parsed = _parse(obj)
@@ -123,17 +153,6 @@ def observation_page_context(
         or (evidence.get("repairs") if isinstance(evidence, dict) else None)
         or []
     )
-    links = record_links(obj.paper.arxiv_id)
-    candidates, candidates_from = ranked_candidates(obj)
-    top = next((c for c in candidates if acceptable(c)), None)
-    disagreement = stored_disagreement(obj)
-    proposal = _proposal(obj) if with_proposal else None
-    choices = _choices(obj, top, len(same_text), bool(disagreement or proposal))
-    offered = [c[0] for c in choices]
-    shown = "link" if action == "fetch_link" else action
-    decide_action = shown if shown in offered else offered[0]
-    errors = bound.errors if bound is not None and not conflict else {}
-    kept_reason = bound is not None and not conflict and (errors or refused is not None)
     return {
         "observation": obj,
         "described": described(obj),
@@ -142,21 +161,21 @@ def observation_page_context(
         "parsed": parsed,
         "parsed_fields": [
             (k, parsed[k])
-            for k in (
-                "kind",
-                "title",
-                "year",
-                "venue",
-                "first_author_surname",
-                "url",
-                "title_problem",
-            )
+            for k in PARSED_FIELDS_SHOWN
             if parsed and parsed.get(k) not in (None, "")
         ],
         "identifiers": json.dumps((parsed or {}).get("identifiers") or {}, ensure_ascii=False),
         "repairs": repairs,
         "evidence_json": json.dumps(evidence, indent=2, sort_keys=True, ensure_ascii=False),
         "decision_note": evidence.get("decision") if isinstance(evidence, dict) else None,
+    }
+
+
+def candidates_part(obj: Observation) -> dict[str, Any]:
+    """Return the ranked candidates, the top one offered to accept, and when to confirm."""
+    candidates, candidates_from = ranked_candidates(obj)
+    top = next((c for c in candidates if acceptable(c)), None)
+    return {
         "candidates": candidates,
         # (candidate, offered to accept, accepting it needs a confirmation)
         "candidate_rows": [(c, acceptable(c), needs_confirmation(c)) for c in candidates],
@@ -165,32 +184,86 @@ def observation_page_context(
         "top_candidate": top.identifier if top else "",
         "top_why": why_confirm(top) if top and needs_confirmation(top) else "",
         "confirm_below": threshold(),
+    }
+
+
+def resolver_part(obj: Observation, *, with_proposal: bool) -> dict[str, Any]:
+    """Return the resolver's stored disagreement with a pin, and its proposal when asked."""
+    return {
+        "disagreement": stored_disagreement(obj),
+        "proposal": _proposal(obj) if with_proposal else None,
+    }
+
+
+def decision_part(
+    obj: Observation,
+    *,
+    top: Any,
+    resolver_offers: bool,
+    bound: forms.Form | None,
+    action: str | None,
+    conflict: bool,
+    refused: CurationError | None,
+) -> dict[str, Any]:
+    """Return the decision panel: the decisions offered, the one open, its forms, errors and
+    offers (confirm a low score, fetch a missing work), and the conflict panel."""
+    same_text = _same_text(obj)
+    choices = _choices(obj, top, len(same_text), resolver_offers)
+    typing = bound if bound is not None and not conflict else None  # a form shown as typed
+    kept_reason = typing is not None and (typing.errors or refused is not None)
+    return {
+        "choices": choices,
+        "decide_action": _open_decision(choices, action),
+        "decide_errors": _error_lines(typing.errors) if typing is not None else [],
+        "typed_reason": typing.data.get("reason", "") if kept_reason and typing is not None else "",
         "confirm": _confirmation(refused, bound),
         "fetch_offer": _fetch_offer(refused, bound),
         "state_keys": [
             (n, label.split(" · ", 1)[-1]) for n, (_, label) in enumerate(STATE_CHOICES, 1)
         ],
-        "disagreement": disagreement,
-        "proposal": proposal,
-        "choices": choices,
-        "decide_action": decide_action,
-        "decide_errors": [
-            str(e) if name == "__all__" else f"{name.replace('_', ' ')}: {e}"
-            for name, messages in errors.items()
-            for e in messages
-        ],
-        "typed_reason": bound.data.get("reason", "") if kept_reason and bound is not None else "",
         "same_text_count": len(same_text),
+        "forms": _forms(obj, None if conflict else bound, action, same_text),
+        "conflict": conflict_for(action, DECISIONS[action].label, bound, obj, same_text)
+        if conflict and bound is not None and action
+        else None,
+    }
+
+
+def _same_text(obj: Observation) -> list[Observation]:
+    """Return the other live observations with the same text (id and revision only)."""
+    if not obj.normalized_text:
+        return []
+    return list(same_text_observations(obj).only("id", "revision"))
+
+
+def _open_decision(choices: list[tuple[str, str, str]], action: str | None) -> str:
+    """Return the decision the Decide form opens on: the one posted if offered, else the first.
+
+    A refused fetch-and-link comes back in the Link decision it was offered from.
+    """
+    offered = [c[0] for c in choices]
+    shown = "link" if action == "fetch_link" else action
+    return shown if shown in offered else offered[0]
+
+
+def _error_lines(errors: Any) -> list[str]:
+    """Return a form's errors as lines: the form's own as they are, a field's after its name."""
+    return [
+        str(e) if name == "__all__" else f"{name.replace('_', ' ')}: {e}"
+        for name, messages in errors.items()
+        for e in messages
+    ]
+
+
+def record_part(obj: Observation) -> dict[str, Any]:
+    """Return the observation as the v1 record shows it, the links out, and its last changes."""
+    links = record_links(obj.paper.arxiv_id)
+    return {
         "v1_json": json.dumps(observation_v1(obj), indent=2, sort_keys=True, ensure_ascii=False),
         "record_url": links["html"],
         "record_json_url": links["json"],
         "evidence_url": f"/evidence?observation={obj.pk}",
         "recent_changes": observation_changes(obj.pk)[:RECENT_CHANGES],
-        "forms": _forms(obj, None if conflict else bound, action, same_text),
-        "conflict": conflict_for(action, DECISIONS[action].label, bound, obj, same_text)
-        if conflict and bound is not None and action
-        else None,
-        "can_change": can_change,
     }
 
 

@@ -322,90 +322,150 @@ def case_blind_start(text: str, lowered: str, *words: str) -> int:
 
 
 def extract_identifiers(text: str) -> Identifiers:
-    """Return the identifiers in already repaired reference text, validated."""
-    arxiv: dict[str, ArxivId] = {}
-    dois: dict[str, Doi] = {}
-    github: dict[str, GithubRef] = {}
-    malformed: list[Malformed] = []
+    """Return the identifiers in already repaired reference text, validated.
 
-    def add_new(m: re.Match[str], at: int = 1) -> None:
-        # `at` is the group of the yymm part; the number and the version follow it.
+    Each scheme has its finder, called in this order (the order of ids in the result):
+    arXiv ids written new-style, those written under an archive name and old-style ones,
+    DOIs (with the arXiv ids inside DataCite's arXiv DOIs), then URLs and GitHub references.
+    """
+    found = FoundIdentifiers(text)
+    find_new_style_arxiv_ids(found)
+    find_archive_arxiv_ids(found)
+    find_dois(found)
+    find_urls(found)
+    return found.identifiers()
+
+
+@dataclass(slots=True)
+class FoundIdentifiers:
+    """The identifiers found so far in one reference text, each kept once, in order found."""
+
+    text: str
+    lowered: str = ""
+    arxiv: dict[str, ArxivId] = field(default_factory=dict)
+    dois: dict[str, Doi] = field(default_factory=dict)
+    github: dict[str, GithubRef] = field(default_factory=dict)
+    urls: list[str] = field(default_factory=list)
+    malformed: list[Malformed] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.lowered = self.text.lower()
+
+    def add_arxiv(self, aid: ArxivId) -> None:
+        """Keep an arXiv id unless one with the same id (any version) is already kept."""
+        self.arxiv.setdefault(aid.id, aid)
+
+    def add_new_style(self, m: re.Match[str], at: int = 1) -> None:
+        """Keep a new-style id matched as (yymm, number, version) from group `at`, or report it."""
         yymm, number, version = m[at], m[at + 1], m[at + 2]
         problem = new_style_problem(yymm, number)
         if problem:
-            malformed.append(Malformed("arxiv", m[0].strip(), problem))
+            self.malformed.append(Malformed("arxiv", m[0].strip(), problem))
         else:
-            aid = ArxivId(f"{yymm}.{number}", int(version[1:]) if version else None)
-            arxiv.setdefault(aid.id, aid)
+            self.add_arxiv(ArxivId(f"{yymm}.{number}", int(version[1:]) if version else None))
 
-    lowered = text.lower()
+    def identifiers(self) -> Identifiers:
+        """Return what was found as the frozen Identifiers."""
+        if not (self.arxiv or self.dois or self.github or self.urls or self.malformed):
+            return _NO_IDENTIFIERS  # most references; the dataclass is frozen, so one can be shared
+        return Identifiers(
+            tuple(self.arxiv.values()),
+            tuple(self.dois.values()),
+            tuple(self.github.values()),
+            tuple(self.urls),
+            tuple(self.malformed),
+        )
+
+
+def find_new_style_arxiv_ids(found: FoundIdentifiers) -> None:
+    """Find new-style ids after an arXiv word, before a category, or last in the reference."""
+    text, lowered = found.text, found.lowered
     if "arxiv" in lowered or "abs/" in lowered or "pdf/" in lowered:
-        for m in _NEW_WITH_CONTEXT.finditer(
-            text, case_blind_start(text, lowered, "arxiv", "abs/", "pdf/")
-        ):
-            add_new(m)
+        start = case_blind_start(text, lowered, "arxiv", "abs/", "pdf/")
+        for m in _NEW_WITH_CONTEXT.finditer(text, start):
+            found.add_new_style(m)
     if "[" in text:
         for m in _NEW_WITH_CATEGORY.finditer(text):
-            add_new(m)
-    last = text.rstrip(" .,;")[-1:]
-    end = None
-    if last.isdigit() or last == "]":
-        tail = text[-60:]
-        end = _NEW_AT_END.search(tail) if _DIGIT_DOT_DIGIT.search(tail) else None
+            found.add_new_style(m)
+    end = _new_style_id_at_end(text)
     # No context word: trusted only when valid and not from the future, never reported.
     if end and new_style_problem(end[1], end[2]) is None and int(end[1][:2]) <= _THIS_YEAR % 100:
-        add_new(end)
-    if "/" in text and (slash := _LETTER_SLASH_DIGIT.search(text)):
-        # No match starts before the run of name characters that ends at the first such "/":
-        # every match holds one, and names hold no "/". The scans start there.
-        start = slash.start()
-        while start > 0 and text[start - 1] in _ARCHIVE_NAME_CHARS:
-            start -= 1
-        for m in _ARCHIVE_NEW.finditer(text, start):
-            archive = m[1].lower()
-            if archive in OLD_ARCHIVES or archive in _NEW_ARCHIVES:
-                add_new(m, at=2)
-        for m in _OLD.finditer(text, start):
-            archive = m[1].lower()
-            if archive in OLD_ARCHIVES and _old_problem(archive, m[2]) is None:
-                aid = ArxivId(f"{archive}/{m[2]}", int(m[3][1:]) if m[3] else None, "old")
-                arxiv.setdefault(aid.id, aid)
+        found.add_new_style(end)
+
+
+def _new_style_id_at_end(text: str) -> re.Match[str] | None:
+    """Return a bare new-style id that ends the reference ("… (2009), 0901.0657"), if any."""
+    last = text.rstrip(" .,;")[-1:]
+    if not (last.isdigit() or last == "]"):
+        return None
+    tail = text[-60:]
+    return _NEW_AT_END.search(tail) if _DIGIT_DOT_DIGIT.search(tail) else None
+
+
+def find_archive_arxiv_ids(found: FoundIdentifiers) -> None:
+    """Find ids written under an archive name: "astro-ph/0710.3113" and old-style "hep-th/9711200"."""
+    text = found.text
+    if "/" not in text or not (slash := _LETTER_SLASH_DIGIT.search(text)):
+        return
+    # No match starts before the run of name characters that ends at the first such "/":
+    # every match holds one, and names hold no "/". The scans start there.
+    start = slash.start()
+    while start > 0 and text[start - 1] in _ARCHIVE_NAME_CHARS:
+        start -= 1
+    for m in _ARCHIVE_NEW.finditer(text, start):
+        archive = m[1].lower()
+        if archive in OLD_ARCHIVES or archive in _NEW_ARCHIVES:
+            found.add_new_style(m, at=2)
+    for m in _OLD.finditer(text, start):
+        archive = m[1].lower()
+        if archive in OLD_ARCHIVES and _old_problem(archive, m[2]) is None:
+            found.add_arxiv(ArxivId(f"{archive}/{m[2]}", int(m[3][1:]) if m[3] else None, "old"))
+
+
+def find_dois(found: FoundIdentifiers) -> None:
+    """Find DOIs, report those cut short after the prefix, and keep the arXiv id of an arXiv DOI."""
+    text, lowered = found.text, found.lowered
     if "doi" in lowered:
         for m in _DOI_NO_SUFFIX.finditer(text, case_blind_start(text, lowered, "doi")):
-            malformed.append(Malformed("doi", m[0].strip(), "DOI has no suffix after the prefix"))
-    if "10." in text:
-        for m in _DOI.finditer(text):
-            doi = _clean_doi(m[0])
-            prefix, _, suffix = doi.partition("/")
-            if not suffix:
-                malformed.append(Malformed("doi", m[0], "DOI has no suffix after the prefix"))
-                continue
-            dois.setdefault(doi, Doi(doi))
-            arxiv_part = arxiv_id_from_doi(doi)
-            if arxiv_part and (aid2 := parse_arxiv(arxiv_part)):
-                arxiv.setdefault(aid2.id, aid2)
-    urls: list[str] = []
-    if "://" in text or "www." in lowered:
-        for m in URL_RE.finditer(text):
-            url = normalize_url(m[0])
-            if url not in urls:
-                urls.append(url)
-            g = _GITHUB.search(url)
-            if g:
-                kind = g[3].lower().rstrip("s")
-                gref = GithubRef(
-                    g[1].lower(),
-                    g[2].lower(),
-                    "issue" if kind == "issue" else kind,  # type: ignore[arg-type]
-                    g[4].lower(),
-                )
-                github.setdefault(str(gref), gref)
-    if not (arxiv or dois or github or urls or malformed):
-        return _NO_IDENTIFIERS  # most references; the dataclass is frozen, so one can be shared
-    return Identifiers(
-        tuple(arxiv.values()),
-        tuple(dois.values()),
-        tuple(github.values()),
-        tuple(urls),
-        tuple(malformed),
+            found.malformed.append(
+                Malformed("doi", m[0].strip(), "DOI has no suffix after the prefix")
+            )
+    if "10." not in text:
+        return
+    for m in _DOI.finditer(text):
+        doi = _clean_doi(m[0])
+        _, _, suffix = doi.partition("/")
+        if not suffix:
+            found.malformed.append(Malformed("doi", m[0], "DOI has no suffix after the prefix"))
+            continue
+        found.dois.setdefault(doi, Doi(doi))
+        arxiv_part = arxiv_id_from_doi(doi)
+        if arxiv_part and (aid := parse_arxiv(arxiv_part)):
+            found.add_arxiv(aid)
+
+
+def find_urls(found: FoundIdentifiers) -> None:
+    """Find URLs, normalised, and the GitHub issues, pull requests and commits among them."""
+    if "://" not in found.text and "www." not in found.lowered:
+        return
+    for m in URL_RE.finditer(found.text):
+        url = normalize_url(m[0])
+        if url not in found.urls:
+            found.urls.append(url)
+        gref = github_ref(url)
+        if gref is not None:
+            found.github.setdefault(str(gref), gref)
+
+
+def github_ref(url: str) -> GithubRef | None:
+    """Return the GitHub issue, pull request or commit a normalised URL points to, or None."""
+    g = _GITHUB.search(url)
+    if g is None:
+        return None
+    kind = g[3].lower().rstrip("s")
+    return GithubRef(
+        g[1].lower(),
+        g[2].lower(),
+        "issue" if kind == "issue" else kind,  # type: ignore[arg-type]
+        g[4].lower(),
     )

@@ -67,7 +67,6 @@ _PUNCT_RUN = re.compile(r"([,;:.])(?:\s+[,;:.])+")
 _DOTS = re.compile(r"\.{2,}")
 _VOLUME_BEFORE = re.compile(r"(?:vol\.?|volume|no\.)\s*$", re.I)
 _SHORT_YEAR = re.compile(r"\b[A-Z][A-Za-z-]+\s*['’](\d{2})\b")
-_YEAR_ONLY = re.compile(r"\(?\d{4}\)?")
 _IN_PREFIX = re.compile(r"^[Ii]n:?\s+")
 # "Title, vol. 5 (…)", "Title, Phys. Rev. …", "Title, in: Proceedings…", "Title, 2nd Edition":
 # a comma then a field that a title never continues with.
@@ -407,49 +406,106 @@ def _org_author(segs: list[str]) -> Author | None:
 
 
 def parse_reference(raw: str) -> ParsedReference:
-    """Return the structured parse of one raw reference string; never raises on text."""
-    warnings: list[str] = []
-    head = raw
-    if len(raw) > MAX_PARSE_CHARS:
-        head = raw[:MAX_PARSE_CHARS]
-        warnings.append(
-            f"reference is {len(raw):,} characters; parsed the first {MAX_PARSE_CHARS:,}"
-        )
+    """Return the structured parse of one raw reference string; never raises on text.
+
+    The stages, each its own function: repair the text and find its identifiers; take the
+    identifiers and list labels off (`field_body`); then read either a full-stop-separated
+    structured layout or free text (`authors_and_rest`, `title_venue_and_journal`,
+    `judge_title`, then year, venue and locator).
+    """
+    head, warnings = _head(raw)
     text, repairs = repair_reference(head)
+    ids = extract_identifiers(text)
     ref = ParsedReference(
-        raw=raw,
-        text=text,
-        kind="unknown",
-        identifiers=extract_identifiers(text),
-        repairs=repairs,
-        warnings=warnings,
+        raw=raw, text=text, kind="unknown", identifiers=ids, repairs=repairs, warnings=warnings
     )
-    ref.url = ref.identifiers.urls[0] if ref.identifiers.urls else None
+    ref.url = ids.urls[0] if ids.urls else None
     if is_artefact(head):
         ref.title_problem = "artefact"
         return ref
-    body = _strip_identifiers(text, ref.identifiers)
-    if body[:1].islower():  # cheap pre-check: the label starts with a lowercase letter
-        body = _LABEL_PREFIX.sub("", body)
-    if body[:1] in "[(0123456789":
-        body = _NUMBER_LABEL.sub("", body)  # "[13 ]B. Buyens", "26-Vellin J-F", "12. Smith J"
-    if "( " in body or " )" in body or ",," in body:
-        body = _respace(body)
+    body = field_body(text, ids)
     if len(body) <= 80 and is_placeholder(body):
         # "Reference 2010", "See supplementary material.": no work is named, so no field is
         # read from it (a leading word would otherwise pass for an organisation author).
         ref.title_problem = "placeholder"
         return _finish(ref, text)
+    body = _without_issue_prefix(body)
+    if body.rstrip(". ")[-1:].isdigit() and (layout := full_stop_fields(body)) is not None:
+        return _finish(_full_stop_reading(ref, layout), text)
+    _free_text_reading(ref, body)
+    return _finish(ref, text)
+
+
+def _head(raw: str) -> tuple[str, list[str]]:
+    """Return the part of the string that is parsed, with a warning when it is cut."""
+    if len(raw) <= MAX_PARSE_CHARS:
+        return raw, []
+    warning = f"reference is {len(raw):,} characters; parsed the first {MAX_PARSE_CHARS:,}"
+    return raw[:MAX_PARSE_CHARS], [warning]
+
+
+def field_body(text: str, ids: Identifiers) -> str:
+    """Return the text the fields are read from: no identifiers, access notes or list label.
+
+    "[13 ]B. Buyens", "26-Vellin J-F", "12. Smith J", "smith-2020: …" lose their labels;
+    PDF spacing damage around brackets is undone.
+    """
+    body = _strip_identifiers(text, ids)
+    if body[:1].islower():  # cheap pre-check: the label starts with a lowercase letter
+        body = _LABEL_PREFIX.sub("", body)
+    if body[:1] in "[(0123456789":
+        body = _NUMBER_LABEL.sub("", body)
+    if "( " in body or " )" in body or ",," in body:
+        body = _respace(body)
+    return body
+
+
+def _without_issue_prefix(body: str) -> str:
+    """Return the body without a leading "repo issue #12:" or "commit abc1234:" label."""
+    if ":" not in body:
+        return body
     lowered_head = body[:80].lower()
-    if ":" in body and (
+    if (
         "issue" in lowered_head
         or "pull" in lowered_head
         or "pr" in lowered_head
         or "commit" in lowered_head
     ):
-        body = _ISSUE_PREFIX.sub("", body)
-    if body.rstrip(". ")[-1:].isdigit() and (layout := full_stop_fields(body)) is not None:
-        return _finish(_full_stop_reading(ref, layout), text)
+        return _ISSUE_PREFIX.sub("", body)
+    return body
+
+
+def _free_text_reading(ref: ParsedReference, body: str) -> None:
+    """Read authors, title, year, venue and locator from a free-text body into `ref`.
+
+    A piece of an author list, or junk without names, keeps its title judgement and nothing
+    else: no field is read from it.
+    """
+    authors, rest = authors_and_rest(body)
+    title, venue, journal_ref = title_venue_and_journal(rest, named=bool(authors))
+    ref.title, ref.title_problem = judge_title(
+        title,
+        named=bool(authors),
+        venue=venue,
+        rest=rest,
+        identified=bool(ref.identifiers) or ref.url is not None,
+    )
+    ref.title_usable = ref.title_problem is None
+    whole_is_junk = ref.title_problem not in (None, "no_title") and not authors
+    if ref.title_problem == "author_fragment" or whole_is_junk:
+        return
+    ref.authors = authors
+    ref.year = find_year(body) or _implied_year(body, ref.identifiers)
+    ref.venue = venue_name(venue)
+    _place(ref, read_locator(_from_venue(rest, venue)), journal_ref)
+
+
+def authors_and_rest(body: str) -> tuple[list[Author], str]:
+    """Return the authors that open the body and the text after them (no leading year).
+
+    Tried in order: a year anchor or a quoted title after the names, a name prefix, the first
+    sentence as a name list, an organisation ("NVIDIA. Megatron-LM."), names before a comma.
+    """
     authors, rest, _ = _take_authors(body)
     if not authors:
         segs = split_sentences(body)
@@ -462,40 +518,54 @@ def parse_reference(raw: str) -> ParsedReference:
             authors, rest = comma
     if authors and rest[:1] in "(12":
         rest = _LEADING_YEAR.sub("", rest)  # "Cella G, … Takamori A 2005 Monolithic …"
-    title, venue = _title_and_venue(rest, after_names=bool(authors))
+    return authors, rest
+
+
+def title_venue_and_journal(
+    rest: str, *, named: bool
+) -> tuple[str | None, str | None, JournalRef | None]:
+    """Return the would-be title, the venue and the journal reference in the text after the
+    names; the title never runs into a journal reference ("Phys. Rev. D 65, 094516")."""
+    title, venue = _title_and_venue(rest, after_names=named)
     journal_ref = find_journal_ref(rest)
     if journal_ref is not None:
         title, venue = _around_journal_ref(rest, title, venue, journal_ref)
-    ref.title_problem = title_problem(title)
-    if ref.title_problem == "author_fragment" and authors and venue and _nameless(title):
+    return title, venue, journal_ref
+
+
+def judge_title(
+    title: str | None, *, named: bool, venue: str | None, rest: str, identified: bool
+) -> tuple[str | None, str | None]:
+    """Return the title as kept (cleaned, or None) and its problem (None when usable).
+
+    `named`: authors were read; `rest`: the text after them; `identified`: the reference has
+    an identifier or a URL. A title with a problem other than "no_title" is dropped.
+    """
+    problem = title_problem(title)
+    if problem == "author_fragment" and named and venue and _nameless(title):
         # "Day, R. M.; Suzuki, Y. J. Cell Proliferation, Reactive Oxygen and Cellular
         # Glutathione. Dose Response…": after the names and before a venue, where titles sit.
-        ref.title_problem = None
-    if ref.title_problem is None and title:
-        ref.title = _clean_title(title) or None
-        if ref.title != title:
-            ref.title_problem = title_problem(ref.title)
-    if ref.title_problem and ref.title_problem != "no_title":
-        ref.title = None
-    elif (
-        ref.title_problem == "no_title"
-        and authors
-        and not rest.strip(" .,;")
-        and not ref.identifiers
-        and ref.url is None
-    ):
-        ref.title_problem = "author_fragment"  # only names: a piece of an author list
-    ref.title_usable = ref.title_problem is None
-    whole_is_junk = ref.title_problem not in (None, "no_title") and not authors
-    if ref.title_problem == "author_fragment" or whole_is_junk:
-        return _finish(ref, text)
-    ref.authors = authors
-    ref.year = find_year(body) or _implied_year(body, ref.identifiers)
-    ref.venue = _IN_PREFIX.sub("", venue).strip(" .,") or None if venue else None
-    if ref.venue and _YEAR_ONLY.fullmatch(ref.venue):
-        ref.venue = None  # "Title. 2023." names no venue: the year is the year
-    _place(ref, read_locator(_from_venue(rest, venue)), journal_ref)
-    return _finish(ref, text)
+        problem = None
+    kept = None
+    if problem is None and title:
+        kept = _clean_title(title) or None
+        if kept != title:
+            problem = title_problem(kept)
+    if problem and problem != "no_title":
+        return None, problem
+    if problem == "no_title" and named and not rest.strip(" .,;") and not identified:
+        return kept, "author_fragment"  # only names: a piece of an author list
+    return kept, problem
+
+
+def venue_name(venue: str | None) -> str | None:
+    """Return the venue without "In:" and edge punctuation; a bare year names no venue."""
+    if not venue:
+        return None
+    name = _IN_PREFIX.sub("", venue).strip(" .,") or None
+    if name and _YEAR_ONLY.fullmatch(name):
+        return None  # "Title. 2023." names no venue: the year is the year
+    return name
 
 
 def _nameless(title: str | None) -> bool:

@@ -1,16 +1,22 @@
-"""Reads for resolution runs: which observations a run covers, which runs have stalled."""
+"""Reads for resolution: which observations a run covers, which runs have stalled; what the
+resolver reads from an observation, and what it would decide now (a proposal, nothing written)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from django.db.models import Max, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from curation.models import Observation
+from curation.references import parse_reference
+from curation.resolution.candidates import CandidateView, candidates_from_evidence, score_0_100
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
+from curation.resolution.resolver import ReferenceInput, resolve_inputs
 from curation.states import ResolutionStatus
 
 # What a grown catalogue may now resolve (the re-queue after a catalogue import).
@@ -67,3 +73,85 @@ def run_by_pk(run_id: int) -> ResolutionRun | None:
 def chunks_by_pk(chunk_ids: Sequence[int]) -> QuerySet[ResolutionChunk]:
     """Return these chunks in the order they were cut."""
     return ResolutionChunk.objects.filter(pk__in=list(chunk_ids)).order_by("number")
+
+
+@dataclass
+class Prepared:
+    """An observation with the input read from it and the parse, when it has raw text."""
+
+    observation: Observation
+    item: ReferenceInput
+    parsed_title: str | None = None
+    parsed_year: int | None = None
+    parsed_venue: str | None = None
+
+
+def observation_prepared(observation: Observation) -> Prepared:
+    """Return the observation with the resolver's input read from it (its parse, when it has
+    raw text, else its cited_work fields)."""
+    if observation.raw_text is not None:
+        parsed = parse_reference(observation.raw_text)
+        return Prepared(
+            observation,
+            ReferenceInput.from_parse(parsed),
+            parsed.title if parsed.title_usable else None,
+            parsed.year,
+            parsed.venue,
+        )
+    item = ReferenceInput.from_cited_work(
+        title=observation.work_title,
+        year=observation.work_year,
+        venue=observation.work_venue,
+        # What the imported record said, never the link citerec or a curator wrote since
+        # (work_doi / work_pith_arxiv_id): a verdict must not read itself back as evidence.
+        doi=observation.imported_doi,
+        arxiv_id=observation.work_arxiv_id,
+        pith_arxiv_id=observation.imported_pith_arxiv_id,
+    )
+    return Prepared(observation, item)
+
+
+def observation_input(observation: Observation) -> ReferenceInput:
+    """Return what the resolver reads from an observation (raw text, else its cited_work)."""
+    return observation_prepared(observation).item
+
+
+@dataclass
+class Proposal:
+    """What the resolver would decide now, shown to the curator before anything is written."""
+
+    status: str
+    resolver_source: str
+    arxiv_id: str | None
+    doi: str | None
+    score: int | None  # 0-100 (candidates.score_0_100)
+    decision: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def candidates(self) -> list[CandidateView]:
+        """Return the proposal's ranked candidates."""
+        return candidates_from_evidence(self.evidence)
+
+
+def propose(observation: Observation) -> Proposal:
+    """Return the resolver's verdict for the observation as it is now.
+
+    Nothing is written. Online, the resolver may ask Crossref about a DOI the reference names;
+    the answer informs this proposal only (accepting it resolves again, and keeps the answer).
+    """
+    verdict = resolve_inputs([observation_input(observation)])[0]
+    return Proposal(
+        status=verdict.status.value,
+        resolver_source=verdict.resolver_source.value,
+        arxiv_id=verdict.arxiv_id,
+        doi=verdict.doi,
+        score=score_0_100(verdict.score),
+        decision=str(verdict.evidence.get("decision", "")),
+        evidence=verdict.evidence,
+    )
+
+
+def stored_disagreement(observation: Observation) -> Any:
+    """Return the resolver's stored verdict that differs from the curator's pin, if any."""
+    return getattr(observation, "resolver_disagreement", None)

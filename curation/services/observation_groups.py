@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import pghistory
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.utils import timezone
 
 from ..audit import Actor, audited
@@ -84,15 +84,6 @@ def _refuse_source(source: Observation, expected_revision: int, verb: str) -> No
         raise StaleRevision(source.pk, expected_revision, source.revision, last_change(source.pk))
     if source.retired_at is not None:
         raise CurationError(f"cannot {verb}: {refusal(source, expected_revision)}")
-
-
-def same_text_observations(observation: Observation) -> QuerySet[Observation]:
-    """Return the other live observations, in any paper, with the same normalised reference text."""
-    if not observation.normalized_text:
-        return Observation.objects.none()
-    return Observation.objects.filter(
-        normalized_text=observation.normalized_text, retired_at__isnull=True, raw_text__isnull=False
-    ).exclude(pk=observation.pk)
 
 
 @transaction.atomic

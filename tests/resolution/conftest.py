@@ -28,7 +28,7 @@ def crossref_knows_widget(settings, httpserver, monkeypatch):  # type: ignore[no
     from curation.crossref.cache import MemoryCache
     from curation.crossref.client import CrossrefClient
     from curation.crossref.throttle import LocalThrottle
-    from curation.resolution import resolver
+    from curation.resolution.resolver import lookups
 
     settings.CITEREC_OFFLINE = False
     httpserver.expect_request("/works/10.5555/widget.1").respond_with_json(
@@ -36,5 +36,5 @@ def crossref_knows_widget(settings, httpserver, monkeypatch):  # type: ignore[no
     )
     client = CrossrefClient(base_url=httpserver.url_for("/"), offline=False, cache=MemoryCache(),
                             throttle=LocalThrottle(1000))  # fmt: skip
-    monkeypatch.setattr(resolver, "get_client", lambda: client)
+    monkeypatch.setattr(lookups, "get_client", lambda: client)
     return WIDGET_WORK

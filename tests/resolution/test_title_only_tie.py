@@ -1,7 +1,7 @@
 """The title-only tie: two catalogue works share a title and the reference gives nothing else.
 
 An imported record's observation often carries only its cited work's fields (no raw string):
-the resolver then decides by title (resolver._by_title). When two works have the same title
+the resolver then decides by title (resolver/by_title.py). When two works have the same title
 and nothing in the reference tells them apart, linking either would be a guess, so the verdict
 is unresolved and both are listed for curators; a year that one of them contradicts decides.
 """

@@ -15,12 +15,12 @@ from django.test.utils import CaptureQueriesContext
 
 from curation.audit import Actor
 from curation.models import Observation
+from curation.selectors import same_text_observations
 from curation.services import reference_list_import
 from curation.services.observation_groups import (
     observation_split,
     observations_apply_same_text,
     observations_merge,
-    same_text_observations,
 )
 from curation.services.observations import (
     CurationError,

@@ -21,9 +21,7 @@ from .runs import (
 from .verdicts import (
     DATABASE_UNAVAILABLE,
     BatchOutcome,
-    Prepared,
     locked_observations,
-    observation_input,
     observations_resolve,
 )
 
@@ -35,12 +33,10 @@ __all__ = [
     "BatchOutcome",
     "ChunkBusy",
     "ChunkOutcome",
-    "Prepared",
     "chunk_failed",
     "chunk_take_ended",
     "chunk_resolve",
     "locked_observations",
-    "observation_input",
     "observations_resolve",
     "run_create",
     "run_unfinished_chunks",

@@ -21,17 +21,16 @@ from curation.notices.services.follow import (
     standing_notices_follow_links,
 )
 from curation.record.versions import records_bumped_first
-from curation.references import parse_reference
 from curation.references.identifiers import doi_key
 from curation.resolution.models import (
     PinnedDisagreement,
 )
 from curation.resolution.resolver import (
     RESOLVER_VERSION,
-    ReferenceInput,
     Verdict,
     resolve_batch,
 )
+from curation.resolution.selectors import Prepared, observation_prepared
 from curation.resolution.services.catalogue_imports import store_crossref_works
 from curation.services.works import work_for_doi, work_for_paper
 from curation.states import Origin, ResolverSource
@@ -43,46 +42,6 @@ CHANGED, UNCHANGED, PINNED = "changed", "unchanged", "pinned"
 # Errors that say the database cannot be used right now (connection lost, server restarting,
 # deadlock): the whole chunk is retried later, never counted as failed items.
 DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
-
-
-
-@dataclass
-class Prepared:
-    """An observation with the input read from it and the parse, when it has raw text."""
-
-    observation: Observation
-    item: ReferenceInput
-    parsed_title: str | None = None
-    parsed_year: int | None = None
-    parsed_venue: str | None = None
-
-
-def _prepare(observation: Observation) -> Prepared:
-    if observation.raw_text is not None:
-        parsed = parse_reference(observation.raw_text)
-        return Prepared(
-            observation,
-            ReferenceInput.from_parse(parsed),
-            parsed.title if parsed.title_usable else None,
-            parsed.year,
-            parsed.venue,
-        )
-    item = ReferenceInput.from_cited_work(
-        title=observation.work_title,
-        year=observation.work_year,
-        venue=observation.work_venue,
-        # What the imported record said, never the link citerec or a curator wrote since
-        # (work_doi / work_pith_arxiv_id): a verdict must not read itself back as evidence.
-        doi=observation.imported_doi,
-        arxiv_id=observation.work_arxiv_id,
-        pith_arxiv_id=observation.imported_pith_arxiv_id,
-    )
-    return Prepared(observation, item)
-
-
-def observation_input(observation: Observation) -> ReferenceInput:
-    """Return what the resolver reads from an observation (raw text, else its cited_work)."""
-    return _prepare(observation).item
 
 
 class _Links:
@@ -106,7 +65,9 @@ class _Links:
             o.pk: o.resolution for o in locked if getattr(o, "resolution", None) is not None
         }
         arxiv_ids = {v.arxiv_id for v in verdicts if v.verified and v.arxiv_id}
-        papers = Paper.objects.filter(arxiv_id__any=arxiv_ids).only("id", "arxiv_id", "doi", "title")
+        papers = Paper.objects.filter(arxiv_id__any=arxiv_ids).only(
+            "id", "arxiv_id", "doi", "title"
+        )
         self.papers = {p.arxiv_id: p for p in papers}
         dois = {v.doi for v in verdicts if v.verified and v.doi}
         dois |= {doi_key(p.doi) for p in self.papers.values() if p.doi}
@@ -370,7 +331,7 @@ def observations_resolve(
     prepared: list[Prepared] = []
     for observation in observations:
         try:
-            prepared.append(_prepare(observation))
+            prepared.append(observation_prepared(observation))
         except Exception as exc:  # noqa: BLE001 - a batch never dies on one item
             outcome.failed += 1
             outcome.errors.append(f"observation {observation.pk}: {exc!r}")  # type: ignore[union-attr]
