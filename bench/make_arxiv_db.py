@@ -162,6 +162,7 @@ FUNCTIONS = [
     " ANALYZE phrase; ANALYZE author_list",
 ]
 
+
 # A title and author list for a seed: joins to the pools (see FUNCTIONS).
 def _pool_joins(seed: str, alias: str) -> str:
     return (
@@ -173,6 +174,7 @@ def _pool_joins(seed: str, alias: str) -> str:
 
 def _candidates() -> str:
     """The evidence's candidates: none for half the unresolved, else 1-3 (inline: no subquery)."""
+
     def candidate(c: int) -> str:
         first = c == 1
         suffix = "" if first else f" || ' {c}'"
@@ -198,7 +200,9 @@ def _title(alias: str) -> str:
     return f"initcap({alias}1.t) || ' ' || {alias}2.t"
 
 
-def _index_and_constraint_ddl(cursor: object, tables: tuple[str, ...]) -> tuple[list[str], list[str], list[str]]:
+def _index_and_constraint_ddl(
+    cursor: object, tables: tuple[str, ...]
+) -> tuple[list[str], list[str], list[str]]:
     """Return (drops, creates of keys and indexes, creates of foreign keys) for the tables."""
     cursor.execute(  # type: ignore[attr-defined]
         """
@@ -244,14 +248,18 @@ def _columns(cursor: object, table: str) -> list[str]:
 class Loader:
     """Runs the load's statements, timing each one."""
 
-    def __init__(self, cursor: object, papers: int, observations: int, curators: tuple[int, int]) -> None:
+    def __init__(
+        self, cursor: object, papers: int, observations: int, curators: tuple[int, int]
+    ) -> None:
         self.cursor = cursor
         self.curators = curators
         self.papers = papers
         self.observations = observations
         self.per_paper = max(observations // papers, 1)
 
-    def run(self, label: str, sql: str, params: list[object] | dict[str, object] | None = None) -> None:
+    def run(
+        self, label: str, sql: str, params: list[object] | dict[str, object] | None = None
+    ) -> None:
         started = time.perf_counter()
         # Always with parameters, so every statement writes % as %%.
         self.cursor.execute(sql, params if params is not None else {})  # type: ignore[attr-defined]
@@ -260,12 +268,22 @@ class Loader:
 
     def load(self) -> None:
         words, names = vocabulary(), surnames()
-        p = {"papers": self.papers, "n": self.observations, "per": self.per_paper,
-             "words": words, "names": names, "venues": _VENUES, "cats": _CATEGORIES,
-             "junk": _JUNK, "chunk": CHUNK}
+        p = {
+            "papers": self.papers,
+            "n": self.observations,
+            "per": self.per_paper,
+            "words": words,
+            "names": names,
+            "venues": _VENUES,
+            "cats": _CATEGORIES,
+            "junk": _JUNK,
+            "chunk": CHUNK,
+        }
         for sql in FUNCTIONS:
             self.cursor.execute(sql, p if "%(" in sql else None)  # type: ignore[attr-defined]
-        self.run("papers", f"""
+        self.run(
+            "papers",
+            f"""
             INSERT INTO curation_paper (id, arxiv_id, title, authors, doi, categories,
                 primary_category, latest_version, submitted_at, last_updated,
                 snapshot_observed_at, journal_ref, comments, in_catalogue, first_author, year,
@@ -282,12 +300,16 @@ class Loader:
                     timestamptz '2007-04-01' + ((g - 1)::double precision / %(papers)s)
                         * interval '7000 days' AS at
                   FROM generate_series(1, %(papers)s) g {_pool_joins("g", "p")}) t
-            """, p)
+            """,
+            p,
+        )
         # One row per reference, kind by a uniform draw: arXiv id, DOI, title only, junk.
         # arXiv references cite papers of this database, popular ones (low u) more often, with
         # the cited paper's own title and authors; DOI references draw from a pool of n/5
         # works, Zipf-like, each with its own title; title-only references are unique works.
-        self.run("observations", f"""
+        self.run(
+            "observations",
+            f"""
             INSERT INTO curation_observation (id, paper_id, source, reference_index,
                 source_observed_at, raw_text, normalized_text, occurrence, work_described,
                 work_title, work_year, work_venue, work_doi, work_arxiv_id, work_metadata_source,
@@ -325,9 +347,13 @@ class Loader:
                               FROM generate_series(0, %(n)s - 1) g) r) q) d
                 {_pool_joins("d.seed", "w")}) k
             ) s
-            """, p)
+            """,
+            p,
+        )
         # The verdicts: status by kind, in the proportions a run over real lists gives.
-        self.run("resolutions", f"""
+        self.run(
+            "resolutions",
+            f"""
             INSERT INTO curation_resolution (observation_id, status, resolver_source, observed_at,
                 evidence, origin, resolver_version)
             SELECT o.id, v.status, v.source, o.changed_at + interval '1 hour',
@@ -354,27 +380,40 @@ class Loader:
                    WHEN o.work_described AND r.u < 0.20 THEN 'local_arxiv'
                    WHEN o.work_described AND r.u < 0.35 THEN 'doi'
                    ELSE 'raw_fallback' END AS source) v
-            """)
-        self.run("cited works (DOIs)", """
+            """,
+        )
+        self.run(
+            "cited works (DOIs)",
+            """
             INSERT INTO curation_citedwork (doi, title, created_at)
             SELECT DISTINCT ON (o.work_doi) o.work_doi, o.work_title, now()
             FROM curation_observation o JOIN curation_resolution r ON r.observation_id = o.id
             WHERE o.work_doi IS NOT NULL AND r.status IN ('verified_exact', 'verified_fuzzy')
-            """)
-        self.run("cited works (arXiv)", """
+            """,
+        )
+        self.run(
+            "cited works (arXiv)",
+            """
             INSERT INTO curation_citedwork (arxiv_id, title, created_at)
             SELECT DISTINCT ON (o.work_arxiv_id) o.work_arxiv_id, o.work_title, now()
             FROM curation_observation o JOIN curation_resolution r ON r.observation_id = o.id
             WHERE o.work_arxiv_id IS NOT NULL AND r.status IN ('verified_exact', 'verified_fuzzy')
-            """)
-        self.cursor.execute("CREATE TEMP TABLE doi_work AS SELECT doi, id FROM curation_citedwork WHERE doi IS NOT NULL")  # type: ignore[attr-defined]
-        self.cursor.execute("CREATE TEMP TABLE arxiv_work AS SELECT arxiv_id, id FROM curation_citedwork WHERE arxiv_id IS NOT NULL")  # type: ignore[attr-defined]
+            """,
+        )
+        self.cursor.execute(
+            "CREATE TEMP TABLE doi_work AS SELECT doi, id FROM curation_citedwork WHERE doi IS NOT NULL"
+        )  # type: ignore[attr-defined]
+        self.cursor.execute(
+            "CREATE TEMP TABLE arxiv_work AS SELECT arxiv_id, id FROM curation_citedwork WHERE arxiv_id IS NOT NULL"
+        )  # type: ignore[attr-defined]
         self.cursor.execute("CREATE UNIQUE INDEX ON doi_work (doi)")  # type: ignore[attr-defined]
         self.cursor.execute("CREATE UNIQUE INDEX ON arxiv_work (arxiv_id)")  # type: ignore[attr-defined]
         self.cursor.execute("ANALYZE doi_work; ANALYZE arxiv_work")  # type: ignore[attr-defined]
         # Linked as the verdict service links: cited work, cited paper, the pith arXiv id.
         # A rewrite, not an UPDATE: one pass, no dead tuples.
-        self.run("observations linked", """
+        self.run(
+            "observations linked",
+            """
             CREATE TEMP TABLE linked AS
             SELECT o.id, coalesce(dw.id, aw.id) AS work_id, cp.id AS paper_id, cp.arxiv_id
             FROM curation_observation o JOIN curation_resolution r ON r.observation_id = o.id
@@ -383,36 +422,53 @@ class Loader:
             LEFT JOIN curation_paper cp ON cp.arxiv_id = o.work_arxiv_id
             WHERE r.status IN ('verified_exact', 'verified_fuzzy')
               AND (o.work_doi IS NOT NULL OR o.work_arxiv_id IS NOT NULL)
-            """)
+            """,
+        )
         self.cursor.execute("CREATE UNIQUE INDEX ON linked (id); ANALYZE linked")  # type: ignore[attr-defined]
         cols = _columns(self.cursor, "curation_observation")
-        linked = {"cited_work_id": "l.work_id", "cited_paper_id": "l.paper_id",
-                  "work_pith_arxiv_id": "l.arxiv_id"}
+        linked = {
+            "cited_work_id": "l.work_id",
+            "cited_paper_id": "l.paper_id",
+            "work_pith_arxiv_id": "l.arxiv_id",
+        }
         select = ", ".join(f"{linked.get(c, 'o.' + c)} AS {c}" for c in cols)
-        self.run("observations rewritten with links", f"""
+        self.run(
+            "observations rewritten with links",
+            f"""
             CREATE TABLE curation_observation_linked AS
             SELECT {select} FROM curation_observation o LEFT JOIN linked l ON l.id = o.id
             ORDER BY o.paper_id, o.reference_index
-            """)
+            """,
+        )
         self.cursor.execute("TRUNCATE curation_observation")  # type: ignore[attr-defined]
-        self.run("observations copied back", "INSERT INTO curation_observation SELECT * FROM curation_observation_linked")
+        self.run(
+            "observations copied back",
+            "INSERT INTO curation_observation SELECT * FROM curation_observation_linked",
+        )
         self.cursor.execute("DROP TABLE curation_observation_linked")  # type: ignore[attr-defined]
         # Notice events and reviews are few: the product's own triggers write their history,
         # under the context a notice refresh task carries.
         from curation.audit import Actor, audited
 
-        with audited(Actor.task("curation.notices.tasks.refresh_notices", "bench"), "notice refresh"):
+        with audited(
+            Actor.task("curation.notices.tasks.refresh_notices", "bench"), "notice refresh"
+        ):
             self._notices(p)
         self._history(p)
         self._curators(p)
-        self.run("record versions", """
+        self.run(
+            "record versions",
+            """
             INSERT INTO record_recordversion (paper_id, version, token, changed_at)
             SELECT paper_id, 2 + count(*) / 40, gen_random_uuid(), max(changed_at)
             FROM curation_observation GROUP BY paper_id
-            """)
+            """,
+        )
 
     def _notices(self, p: dict[str, object]) -> None:
-        self.run("notice events", """
+        self.run(
+            "notice events",
+            """
             INSERT INTO notices_noticeevent (work_id, source, identity, type, severity, work_doi,
                 notice_doi, notice_url, date, reasons, source_record_id, first_seen_at,
                 last_seen_at, still_reported, superseded, dismissed)
@@ -425,13 +481,20 @@ class Loader:
                    '["bench"]'::jsonb, NULL, now(), now(), true, false, false
             FROM (SELECT id, doi, pg_temp.u(id * 59) AS u FROM curation_citedwork) w
             WHERE pg_temp.u(w.id * 61) < %(share)s
-            """, {"share": NOTICE_SHARE})
-        self.run("notice reviews", """
+            """,
+            {"share": NOTICE_SHARE},
+        )
+        self.run(
+            "notice reviews",
+            """
             INSERT INTO notices_noticereview (event_id, status, severity, opened_at, note, revision)
             SELECT id, CASE WHEN id %% 3 = 0 THEN 'confirmed' ELSE 'new' END, severity, now(), '', 1
             FROM notices_noticeevent
-            """)
-        self.run("source receipts", """
+            """,
+        )
+        self.run(
+            "source receipts",
+            """
             INSERT INTO notices_sourcereceipt (work_id, source, observed_at, outcome, query,
                 events_found, detail)
             SELECT w.id, s.source, now() - (w.id %% 90) * interval '1 day', 'answered',
@@ -440,8 +503,11 @@ class Loader:
             CROSS JOIN (VALUES ('crossref'), ('retraction_watch')) s(source)
             LEFT JOIN notices_noticeevent e ON e.work_id = w.id AND e.source = s.source
             WHERE w.doi IS NOT NULL
-            """)
-        self.run("standing notices", """
+            """,
+        )
+        self.run(
+            "standing notices",
+            """
             INSERT INTO curation_standingnotice (observation_id, state, reason, observation_text,
                 events, source_receipts, origin, refreshed_at)
             SELECT o.id, CASE WHEN o.cited_work_id IS NULL THEN 'unavailable' ELSE 'measured' END,
@@ -457,12 +523,15 @@ class Loader:
                            'date', date, 'notice_doi', notice_doi, 'notice_url', notice_url,
                            'reasons', reasons, 'source_record_id', source_record_id)) AS events
                        FROM notices_noticeevent GROUP BY work_id) e ON e.work_id = o.cited_work_id
-            """)
+            """,
+        )
 
     def _history(self, p: dict[str, object]) -> None:
         """Contexts and insert events, as the import and the resolution run write them."""
         # Context ids: uuids made from numbers, so events can name them without a join.
-        self.run("contexts: reference-list imports", """
+        self.run(
+            "contexts: reference-list imports",
+            """
             INSERT INTO pghistory_context (id, created_at, updated_at, metadata)
             SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(id), 12, '0'))::uuid,
                    submitted_at + interval '3 days', submitted_at + interval '3 days',
@@ -470,15 +539,20 @@ class Loader:
                        'source', 'task', 'reason', 'reference list of arXiv:' || arxiv_id,
                        'user', NULL, 'task_id', gen_random_uuid()::text)
             FROM curation_paper
-            """)
-        self.run("contexts: resolution chunks", """
+            """,
+        )
+        self.run(
+            "contexts: resolution chunks",
+            """
             INSERT INTO pghistory_context (id, created_at, updated_at, metadata)
             SELECT ('00000000-0000-4000-9000-' || lpad(to_hex(c), 12, '0'))::uuid, now(), now(),
                    jsonb_build_object('actor', 'task:curation.tasks.resolve_chunk',
                        'source', 'task', 'reason', 'resolution run 1, chunk ' || c,
                        'user', NULL, 'task_id', gen_random_uuid()::text)
             FROM generate_series(0, %(n)s / %(chunk)s) c
-            """, p)
+            """,
+            p,
+        )
         for table, context in (
             ("observation", "'00000000-0000-4000-8000-' || lpad(to_hex(o.paper_id), 12, '0')"),
             ("resolution", None),
@@ -493,31 +567,46 @@ class Loader:
             created = "o.source_observed_at"
             obj = "o.id"
         else:
-            source = ("curation_resolution o JOIN (SELECT id, row_number() OVER (ORDER BY paper_id,"
-                      " reference_index) - 1 AS n FROM curation_observation) k ON k.id = o.observation_id")
+            source = (
+                "curation_resolution o JOIN (SELECT id, row_number() OVER (ORDER BY paper_id,"
+                " reference_index) - 1 AS n FROM curation_observation) k ON k.id = o.observation_id"
+            )
             created = "o.observed_at"
             obj = "o.observation_id"
             context = f"'00000000-0000-4000-9000-' || lpad(to_hex(k.n / {CHUNK}), 12, '0')"
-        values = {"pgh_created_at": created, "pgh_label": "'insert'", "pgh_obj_id": obj,
-                  "pgh_context_id": f"({context})::uuid"}
+        values = {
+            "pgh_created_at": created,
+            "pgh_label": "'insert'",
+            "pgh_obj_id": obj,
+            "pgh_context_id": f"({context})::uuid",
+        }
         cols = [c for c in event_cols if c != "pgh_id"]
         exprs = [values.get(c) or (f"o.{c}" if c in model_cols else "NULL") for c in cols]
-        self.run(f"{table} insert events", f"""
-            INSERT INTO curation_{table}event ({', '.join(cols)})
-            SELECT {', '.join(exprs)} FROM {source}
-            """)
+        self.run(
+            f"{table} insert events",
+            f"""
+            INSERT INTO curation_{table}event ({", ".join(cols)})
+            SELECT {", ".join(exprs)} FROM {source}
+            """,
+        )
 
     def _curators(self, p: dict[str, object]) -> None:
         """Decisions by two curators: pinned, origin curator, one context and events each."""
-        self.run("curator decisions chosen", """
+        self.run(
+            "curator decisions chosen",
+            """
             CREATE TEMP TABLE decided AS
             SELECT o.id, row_number() OVER () AS n, pg_temp.u(hashtext(o.id::text) + 7) AS u
             FROM curation_observation o JOIN curation_resolution r ON r.observation_id = o.id
             WHERE r.status IN ('metadata_mismatch', 'unresolved', 'parse_uncertain')
               AND pg_temp.u(hashtext(o.id::text) + 3) < %(share)s
-            """, {"share": CURATED_SHARE * 2.2})
+            """,
+            {"share": CURATED_SHARE * 2.2},
+        )
         self.cursor.execute("CREATE UNIQUE INDEX ON decided (id); ANALYZE decided")  # type: ignore[attr-defined]
-        self.run("contexts: curator decisions", """
+        self.run(
+            "contexts: curator decisions",
+            """
             INSERT INTO pghistory_context (id, created_at, updated_at, metadata)
             SELECT ('00000000-0000-4000-a000-' || lpad(to_hex(d.n), 12, '0'))::uuid,
                    now() - (d.n %% 300) * interval '1 day', now() - (d.n %% 300) * interval '1 day',
@@ -526,34 +615,49 @@ class Loader:
                        'task_id', NULL, 'reason', CASE WHEN d.u < 0.5 THEN 'not a citable work'
                            ELSE 'title and authors match the arXiv record' END)
             FROM decided d
-            """, {"alice": self.curators[0], "bob": self.curators[1]})
+            """,
+            {"alice": self.curators[0], "bob": self.curators[1]},
+        )
         # The decision: a no-canonical-record mark or a link to a paper, pinned either way.
         self.cursor.execute("ALTER TABLE curation_observation SET (fillfactor = 100)")  # type: ignore[attr-defined]
-        self.run("observations decided", """
+        self.run(
+            "observations decided",
+            """
             UPDATE curation_observation o SET pinned = true, revision = o.revision + 1,
                 no_canonical_record = d.u < 0.5,
                 cited_paper_id = CASE WHEN d.u >= 0.5 THEN 1 + (d.n * 7919) %% %(papers)s END,
                 changed_at = now() - (d.n %% 300) * interval '1 day'
             FROM decided d WHERE d.id = o.id
-            """, p)
-        self.run("resolutions decided", """
+            """,
+            p,
+        )
+        self.run(
+            "resolutions decided",
+            """
             UPDATE curation_resolution r SET origin = 'curator',
                 status = CASE WHEN d.u < 0.5 THEN r.status ELSE 'verified_exact' END,
                 resolver_source = CASE WHEN d.u < 0.5 THEN r.resolver_source ELSE 'local_arxiv' END,
                 observed_at = now() - (d.n %% 300) * interval '1 day'
             FROM decided d WHERE d.id = r.observation_id
-            """)
+            """,
+        )
         for table, key in (("observation", "id"), ("resolution", "observation_id")):
             model_cols = _columns(self.cursor, f"curation_{table}")
             cols = [c for c in _columns(self.cursor, f"curation_{table}event") if c != "pgh_id"]
-            values = {"pgh_created_at": "now() - (d.n %% 300) * interval '1 day'",
-                      "pgh_label": "'update'", "pgh_obj_id": f"o.{key}",
-                      "pgh_context_id": "('00000000-0000-4000-a000-' || lpad(to_hex(d.n), 12, '0'))::uuid"}
+            values = {
+                "pgh_created_at": "now() - (d.n %% 300) * interval '1 day'",
+                "pgh_label": "'update'",
+                "pgh_obj_id": f"o.{key}",
+                "pgh_context_id": "('00000000-0000-4000-a000-' || lpad(to_hex(d.n), 12, '0'))::uuid",
+            }
             exprs = [values.get(c) or (f"o.{c}" if c in model_cols else "NULL") for c in cols]
-            self.run(f"{table} update events", f"""
-                INSERT INTO curation_{table}event ({', '.join(cols)})
-                SELECT {', '.join(exprs)} FROM curation_{table} o JOIN decided d ON d.id = o.{key}
-                """)
+            self.run(
+                f"{table} update events",
+                f"""
+                INSERT INTO curation_{table}event ({", ".join(cols)})
+                SELECT {", ".join(exprs)} FROM curation_{table} o JOIN decided d ON d.id = o.{key}
+                """,
+            )
 
 
 def _context_origins(cursor: object) -> None:
@@ -584,8 +688,13 @@ def main() -> None:
     if args.replace:
         _admin(base, f"DROP DATABASE IF EXISTS {args.database}")
     _admin(base, f"CREATE DATABASE {args.database}")
-    os.environ.update({"DATABASE_URL": _with_database(base, args.database),
-                       "DJANGO_SETTINGS_MODULE": "citerec.settings", "DEBUG": "1"})
+    os.environ.update(
+        {
+            "DATABASE_URL": _with_database(base, args.database),
+            "DJANGO_SETTINGS_MODULE": "citerec.settings",
+            "DEBUG": "1",
+        }
+    )
     import django
 
     django.setup()
@@ -597,13 +706,19 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     print(f"migrated in {time.perf_counter() - started:.0f} s", flush=True)
     users = get_user_model()
-    alice = users.objects.create_user("alice", "alice@example.org", "bench-pw-long-1", is_staff=True)
+    alice = users.objects.create_user(
+        "alice", "alice@example.org", "bench-pw-long-1", is_staff=True
+    )
     bob = users.objects.create_user("bob", "bob@example.org", "bench-pw-long-2", is_staff=True)
     users.objects.create_superuser("bench", "bench@example.org", "bench-pw-long-3")
     with connection.cursor() as cursor:
-        for setting in ("maintenance_work_mem = '2GB'", "work_mem = '256MB'",
-                        "synchronous_commit = off", "statement_timeout = 0",
-                        "max_parallel_maintenance_workers = 1"):
+        for setting in (
+            "maintenance_work_mem = '2GB'",
+            "work_mem = '256MB'",
+            "synchronous_commit = off",
+            "statement_timeout = 0",
+            "max_parallel_maintenance_workers = 1",
+        ):
             cursor.execute(f"SET {setting}")
         drops, creates, foreign = _index_and_constraint_ddl(cursor, BULK_TABLES)
         for table in BULK_TABLES:
@@ -626,7 +741,9 @@ def main() -> None:
         print(f"indexes and constraints rebuilt in {time.perf_counter() - built:.0f} s", flush=True)
         for table in BULK_TABLES:
             cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
-        cursor.execute("SELECT setval(pg_get_serial_sequence('curation_paper', 'id'), max(id)) FROM curation_paper")
+        cursor.execute(
+            "SELECT setval(pg_get_serial_sequence('curation_paper', 'id'), max(id)) FROM curation_paper"
+        )
     connection.close()
     _vacuum(_with_database(base, args.database))
     _report(_with_database(base, args.database), time.perf_counter() - started)

@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from curation.admin.paging import EstimatedCountPaginator
 from curation.models import (
     CitedWork,
     ExternalCitationMeasurement,
@@ -21,7 +22,10 @@ from curation.models import (
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Show and search, never write: writes go through services that record who and why."""
 
-    show_full_result_count = False  # no full-table count on every page of a large table
+    # No full-table count on any page of a large table: not for "N results" (the flag), nor
+    # for the page numbers (the paginator: the planner's estimate above 20,000 rows).
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
