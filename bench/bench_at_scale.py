@@ -446,7 +446,8 @@ def main() -> None:
             flush=True,
         )
         if args.show_sql:
-            print(f"    slowest statement: {r['slowest_sql'][:1500]}")
+            print(f"    slowest statement: {r['slowest_sql'][:300]}")
+            Path("/tmp/bench_at_scale_slowest.sql").write_text(r["slowest_sql"])
     if not args.only or "dump" in args.only:
         rate, mb = _dump_rate(samples["papers"] * 2)
         print(f"{'dump_records: records/s (MB/s)':38} {rate:>8.1f} {mb:>8.2f}")
