@@ -97,7 +97,7 @@ def _matching(term: str) -> Q:
     Not for identifiers: there the text is one branch of an OR with indexed columns, which
     PostgreSQL answers by a bitmap OR of the indexes; a subquery branch defeated that (2-3 s).
     """
-    matches = Observation.objects.filter(text_matches(term))
+    matches = Observation.objects.filter(text_matches(term)).order_by()  # a set: no sort
     if planner_rows(matches) < INDEX_FIRST_BELOW:
         return Q(pk__in=matches.values("pk")[:INDEX_FIRST_LIMIT])
     return text_matches(term)
