@@ -333,10 +333,15 @@ def _latest_change(field: str) -> models.Subquery:
 
 
 def _pointed_at_by(observations: models.QuerySet[Observation]) -> models.Q:
-    """Return the papers condition: one of these observations is made by the paper or cites it."""
-    return models.Q(pk__in=observations.values("paper_id")) | models.Q(
-        pk__in=observations.values("cited_paper_id")
-    )
+    """Return the papers condition: one of these observations is made by the paper or cites it.
+
+    One `IN` over the UNION of both keys, not two `IN`s joined by OR: PostgreSQL cannot join
+    through an OR, so it read every paper of the catalogue and probed both lists for each
+    (350 ms at 25,000 papers for a day of changes, growing with the catalogue, not with the
+    changes); a UNION is a set it joins to papers by their key (bench/README-scale.md).
+    """
+    rows = observations.order_by()
+    return models.Q(pk__in=rows.values("paper_id").union(rows.values("cited_paper_id")))
 
 
 def papers_by_record_change(*, observed_only: bool) -> models.QuerySet[Paper]:

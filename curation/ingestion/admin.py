@@ -13,6 +13,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from curation.admin.common import can_curate
+from curation.admin.paging import EstimatedCountPaginator
 from curation.audit import Actor
 from curation.ingestion import selectors, tasks
 from curation.ingestion.models import HarvestState, IngestionState, PaperIngestion, SourceBundle
@@ -56,6 +57,7 @@ class PaperIngestionAdmin(admin.ModelAdmin):
     change_list_template = "ingestion/admin/ingestion_changelist.html"
     actions = ["ingest_again"]
     show_full_result_count = False
+    paginator = EstimatedCountPaginator  # one ingestion per paper: no COUNT(*) of them all
 
     @admin.display(description="paper", ordering="paper__arxiv_id")
     def paper_link(self, ingestion: PaperIngestion) -> str:

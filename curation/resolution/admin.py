@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from curation.admin.common import can_curate
+from curation.admin.paging import EstimatedCountPaginator
 from curation.resolution.models import (
     CrossrefWork,
     ImportCheckpoint,
@@ -54,6 +55,7 @@ class CrossrefWorkAdmin(admin.ModelAdmin):
     search_fields = ["=doi", "title_key"]
     list_filter = ["type"]
     show_full_result_count = False  # millions of rows: no COUNT(*) on every page
+    paginator = EstimatedCountPaginator  # nor for the page numbers
 
 
 @admin.register(PinnedDisagreement)

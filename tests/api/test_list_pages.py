@@ -285,3 +285,32 @@ def test_an_empty_changed_since_lists_only_papers_with_observations(
     }
 
     assert PAPER in listed and "2601.00001" not in listed
+
+
+def test_the_feed_finds_changed_records_by_key_not_by_reading_the_catalogue(
+    anon: APIClient, lists: None
+) -> None:
+    """A day of changes is looked up by paper key: the catalogue (millions of papers in
+    production) is not read row by row, as it was when two `IN` lists were joined by OR."""
+    now = timezone.now()
+    Paper.objects.bulk_create(
+        Paper(arxiv_id=f"2602.{n:05d}", title=f"Catalogue paper {n}", submitted_at=now)
+        for n in range(5_000)
+    )
+    later = now + timedelta(days=1)
+    observation = Observation.objects.get(paper__arxiv_id=PAPER, cited_paper__arxiv_id=CITED)
+    with _write():
+        Observation.objects.filter(pk=observation.pk).update(changed_at=later)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE curation_paper; ANALYZE curation_observation")
+
+    with CaptureQueriesContext(connection) as captured:
+        feed = anon.get("/api/v1/records", {"changed_since": timestamp(later)}).json()["results"]
+    assert [r["arxiv_id"] for r in feed] == [CITED, PAPER]
+    (statement,) = [
+        q["sql"] for q in captured.captured_queries if q["sql"].startswith('SELECT "curation_paper"')
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + statement)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Seq Scan on curation_paper" not in plan, plan

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import caches
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from api import page_cache
 from curation.audit import Actor
@@ -34,8 +36,9 @@ STATES = (
 )
 # Statements per request: the record version, the paper's key, the rows (the page: the paper).
 INTEGRITY_PAGE, INTEGRITY_JSON = 4, 3
-# Session, user, the planner's estimate, the count, the rows.
-ADMIN_SEARCH = 5
+# Session, user, the planner's estimate of the word's matches (curation/admin/observations.py
+# `_matching`), the planner's estimate of the list, the count, the rows.
+ADMIN_SEARCH = 6
 # The record version (the page's cache marker), the paper's key, the rows.
 API_PAGE = 3
 
@@ -129,3 +132,27 @@ def test_the_admin_search_reads_a_page_in_fixed_statements(
         f"/admin/curation/observation/?queue=live&q={term}",
         ADMIN_SEARCH,
     )
+
+
+@pytest.mark.parametrize("few", [True, False])
+def test_a_word_search_reads_few_matches_through_the_search_index_first(
+    papers: None, monkeypatch: pytest.MonkeyPatch, few: bool
+) -> None:
+    """Few matches: the ids come from a subquery the planner cannot fold back into the queue's
+    ordered walk (which evaluated the search expression row after row: bench/README-scale.md).
+    Many: the plain condition. The same references are found either way."""
+    from curation.admin import observations
+
+    if not few:
+        monkeypatch.setattr(observations, "INDEX_FIRST_BELOW", 0)
+    user = get_user_model().objects.create_superuser("root", "root@example.org", "pw-Xk2!long")
+    client = Client()
+    client.force_login(user)
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get("/admin/curation/observation/", {"queue": "live", "q": "github"})
+    assert response.status_code == 200
+    # Every reference of both papers ("Github study N"), the first 50 on the page.
+    assert response.context["cl"].result_count == 66
+    assert len(response.context["cl"].result_list) == 50
+    rows = [q["sql"] for q in captured.captured_queries if "ORDER BY" in q["sql"]][-1]
+    assert ("LIMIT 100000)" in rows) is few
