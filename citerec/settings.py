@@ -180,6 +180,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# One time format on every screen, the admin's own lists included ("2026-12-07 13:20 UTC").
+FORMAT_MODULE_PATH = ["citerec.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))

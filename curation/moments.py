@@ -1,4 +1,5 @@
-"""The one way curator screens write a time: "2026-12-03 18:15 UTC" in a <time> element.
+"""The one way curator screens write a time: "2026-12-03 18:15 UTC" in a <time> element
+(the format of every page, `curation.record.timestamps.FOR_PEOPLE`).
 
 History headings, recent changes, the conflict banners, history values, the change log, the
 admin index and the notice review all use it, so a curator compares times at a glance.
@@ -12,7 +13,7 @@ from typing import Any
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-FORMAT = "%Y-%m-%d %H:%M UTC"
+from curation.record.timestamps import FOR_PEOPLE as FORMAT
 
 
 def _instant(value: Any) -> datetime | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from curation.moments import moment_html
 from curation.people import person, user_names
+from curation.record.timestamps import text_for_people
 from curation.resolution.candidates import candidates_from_evidence
 from curation.selectors import cited_works_by_pks, observation_events, paper_titles
 
@@ -38,7 +39,7 @@ def _shown(value: Any) -> str:
     if isinstance(value, dict | list):
         text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     else:
-        text = str(value)
+        text = text_for_people(str(value))  # a notice's "as of 2026-08-18T06:34:40.430872+00:00"
     return text if len(text) <= _SHORT else text[: _SHORT - 1] + "…"
 
 

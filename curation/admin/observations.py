@@ -106,7 +106,8 @@ def _matching(term: str) -> Q:
 def decision_data(posted: QueryDict) -> QueryDict:
     """Return the posted decision with its action and identifier made explicit.
 
-    The page has one Decide form: a candidate's Accept button posts `candidate`, a panel's
+    The page has one Decide form: a candidate's Accept button posts `candidate` (and saves and
+    goes to the next reference, as "Save and next" does), a panel's
     button posts `do` (its action), and "accept the top candidate" takes `top_candidate`.
     """
     data = posted.copy()
@@ -115,6 +116,7 @@ def decision_data(posted: QueryDict) -> QueryDict:
         data["action"] = do
     if candidate:
         data["action"] = "accept_candidate"
+        data["_next"] = "1"  # a candidate's own Accept moves on, as the `a` key does
     if data.get("action") == "accept_candidate":
         chosen = candidate or data.get("top_candidate") or data.get("identifier") or ""
         data["identifier"] = str(chosen)

@@ -60,22 +60,23 @@ def truncate_to_minute(value: datetime) -> datetime:
     return value.astimezone(UTC).replace(second=0, microsecond=0)
 
 
+# Every time a person reads, on every page and in the admin's own lists (citerec/formats).
+FOR_PEOPLE = "%Y-%m-%d %H:%M UTC"
 _ISO_IN_TEXT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
 
 
 def for_people(value: str | None) -> str | None:
     """Return a record timestamp (any of its formats, or a YYYY-MM-DD date) as people read it.
 
-    One style for every page: "19 Aug 2026, 06:32 UTC" (no seconds, no fraction), dates as
-    "14 Feb 2024". The machine form stays in the JSON and in <time datetime>.
+    One style for every page, reader and curator alike: "2026-08-19 06:32 UTC" (no seconds,
+    no fraction, `FOR_PEOPLE`), dates as "2024-02-14". The machine form stays in the JSON and
+    in <time datetime>.
     """
     if not value:
         return None
     if len(value) == 10:  # an event date
-        day = parse_date(value)
-        return f"{day.day} {day.strftime('%b')} {day.year}"
-    moment = parse_timestamp(value.replace("Z", "+00:00"))
-    return f"{moment.day} {moment.strftime('%b')} {moment.year}, {moment.strftime('%H:%M')} UTC"
+        return parse_date(value).isoformat()
+    return parse_timestamp(value.replace("Z", "+00:00")).astimezone(UTC).strftime(FOR_PEOPLE)
 
 
 def text_for_people(text: str) -> str:

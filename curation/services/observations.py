@@ -27,7 +27,7 @@ from ..notices.services.follow import standing_notice_revert, standing_notices_f
 from ..people import person
 from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
 from ..resolution.services.catalogue_imports import store_crossref_works
-from ..states import VERIFIED_STATUSES, Origin, ResolutionStatus, ResolverSource
+from ..states import VERIFIED_STATUSES, ChangeSource, Origin, ResolutionStatus, ResolverSource
 from .works import canonical_work
 
 CORRECTABLE_FIELDS = ("work_title", "work_year", "work_venue", "reference_index")
@@ -81,11 +81,18 @@ def last_change(observation_id: uuid.UUID) -> dict[str, Any]:
 
 
 def lock(observation: Observation | uuid.UUID, expected_revision: int) -> Observation:
-    """Lock the observation's row; refuse when it moved past the revision the author saw."""
+    """Lock the observation's row; refuse when it moved past the revision the author saw.
+
+    A system follow-up does not make the author's revision stale: a link is followed at once
+    by its standing-notice check, which gives the reference a new revision without touching
+    anything a curator decides. Any other change since (a field, a new resolution) refuses.
+    """
     pk = observation.pk if isinstance(observation, Observation) else observation
     # of=("self",): lock the observation only, never its paper (other curators work on it).
     current = Observation.objects.select_for_update(of=("self",)).select_related("paper").get(pk=pk)
-    if current.revision != expected_revision:
+    if current.revision != expected_revision and not _only_notice_checks_since(
+        current, expected_revision
+    ):
         raise StaleRevision(
             current.pk, expected_revision, current.revision, last_change(current.pk)
         )
@@ -124,9 +131,10 @@ def write_decision(
     for name, value in (work or {}).items():
         setattr(observation, name, value)
     observation.cited_paper = cited_paper
-    observation.cited_work = canonical_work(
-        observation.work_doi if resolver_source == ResolverSource.DOI else None, cited_paper
-    )
+    # Only a verified state links a work (SPEC §2), as the resolver's verdicts do: "No match" on
+    # a reference that prints a DOI keeps the DOI it printed, but links no work to check notices of.
+    by_doi = resolver_source == ResolverSource.DOI and status in VERIFIED_STATUSES
+    observation.cited_work = canonical_work(observation.work_doi if by_doi else None, cited_paper)
     observation.pinned = True
     observation.revision += 1
     observation.changed_at = now
@@ -142,6 +150,23 @@ def write_decision(
         },
     )
     standing_notices_follow_links([observation.pk])  # the notice follows the decided link
+
+
+def _linked_already(
+    observation: Observation, resolver_source: str, cited_paper: Paper | None, work: dict[str, Any]
+) -> bool:
+    """Return whether a curator already linked the observation so (the same candidate
+    accepted again): then nothing is written, no revision, no history, the record's times stay."""
+    previous = getattr(observation, "resolution", None)
+    return (
+        observation.pinned
+        and previous is not None
+        and previous.origin == Origin.CURATOR
+        and previous.status == ResolutionStatus.VERIFIED_EXACT
+        and previous.resolver_source == resolver_source
+        and observation.cited_paper_id == (cited_paper.pk if cited_paper else None)
+        and all(getattr(observation, name) == value for name, value in work.items())
+    )
 
 
 @transaction.atomic
@@ -167,6 +192,9 @@ def observation_link_arxiv(
     source = ResolverSource.LOCAL_ARXIV if paper.in_catalogue else ResolverSource.PITH
     with audited(actor, reason):
         current = lock(observation, expected_revision)
+        work = {"work_pith_arxiv_id": paper.arxiv_id}
+        if _linked_already(current, source, paper, work):
+            return current
         write_decision(
             current,
             status=ResolutionStatus.VERIFIED_EXACT,
@@ -176,7 +204,7 @@ def observation_link_arxiv(
             actor=actor,
             reason=reason,
             now=timezone.now(),
-            work={"work_pith_arxiv_id": paper.arxiv_id},
+            work=work,
         )
     return current
 
@@ -223,6 +251,8 @@ def _link_known_doi(
     paper = Paper.objects.filter(doi__iexact=doi).first()  # a DOI may belong to an arXiv paper
     with audited(actor, reason):
         current = lock(observation, expected_revision)
+        if _linked_already(current, ResolverSource.DOI, paper, {"work_doi": doi}):
+            return current
         write_decision(
             current,
             status=ResolutionStatus.VERIFIED_EXACT,
@@ -470,26 +500,32 @@ def observation_undo(
 ) -> Observation:
     """Undo a decision: go back to `to_revision` from the `decided_revision` it left.
 
-    A link is followed at once by its standing-notice check, which gives the observation a new
-    revision without touching the decision: that alone does not stand in the undo's way. Any
-    other change since (a field, a new resolution) refuses the undo as a stale decision.
+    The notice check that follows a link does not stand in the undo's way (`lock`).
     """
-    current = Observation.objects.select_for_update(of=("self",)).get(pk=observation.pk)
-    expected = decided_revision
-    if current.revision != decided_revision and _only_notice_checks_since(
-        current, _version_at(observation, decided_revision)
-    ):
-        expected = current.revision
     return observation_revert_to_revision(
-        observation=current,
+        observation=observation,
         to_revision=to_revision,
-        expected_revision=expected,
+        expected_revision=decided_revision,
         actor=actor,
         reason=reason,
     )
 
 
-def _only_notice_checks_since(current: Observation, decided: Any) -> bool:
+def _only_notice_checks_since(current: Observation, revision: int) -> bool:
+    """Return whether the observation changed since `revision` only by standing-notice checks
+    (a new revision and `changed_at`, no other column, no new resolution)."""
+    if revision >= current.revision:
+        return False
+    events = event_model("Observation").objects.filter(pgh_obj_id=current.pk)
+    decided = events.filter(revision=revision).order_by("-pgh_id").first()
+    if decided is None:
+        return False
+    # Every revision since was a system job's (a task), never a person's: a curator writing
+    # the same values still makes the page that did not see it stale.
+    since = events.filter(revision__gt=revision).select_related("pgh_context")
+    if any((e.pgh_context.metadata if e.pgh_context else {}).get("source") != ChangeSource.TASK
+           for e in since):  # fmt: skip
+        return False
     fields = [
         f.attname for f in Observation._meta.concrete_fields if f.attname not in _NOTICE_MOVES
     ]

@@ -4,7 +4,7 @@ browser by keyboard and save-and-next (tests/admin/test_curator_flow.py, bench/b
 Kinds, interleaved in the queue so the curator switches between them:
 
 - `top`: two catalogue papers share the title (a tie, unresolved): accept the top candidate (`a`);
-- `second`: a tie again, but the curator knows the second one: its Accept button, then `j`;
+- `second`: a tie again, but the curator knows the second one: its Accept button (it moves on);
 - `link`: the arXiv id names another paper than the title (metadata_mismatch): `l`, the id, Enter;
 - `norecord`: a GitHub issue: no canonical record (`n`);
 - `fragment`: an author-list fragment the resolver calls parse_uncertain: the curator confirms
@@ -193,9 +193,6 @@ class Curator:
                 if not known:
                     self.fill("#id_reason", REASONS[planned.kind])
                     self.press("Enter")
-        if planned.kind == "second":  # the Accept button stays on the page: on to the next
-            with page.expect_navigation():
-                self.press("j")
 
 
 def current_observation(page: Any) -> Observation:

@@ -89,6 +89,8 @@ def test_a_confirmed_low_score_accept_links(low: Observation, alice: Client) -> 
                       reason="the citing paper really means the transformer")  # fmt: skip
     assert response.status_code == 302
     assert fresh(low).cited_paper.arxiv_id == ATTENTION
+    # The candidate's own Accept button moves on, as the `a` key does (issue 41 item 4).
+    assert not response["Location"].startswith(page_url(low))
 
 
 def test_a_score_of_zero_is_never_offered_nor_accepted(low: Observation, alice: Client) -> None:

@@ -176,3 +176,17 @@ def test_a_chunk_held_by_one_worker_never_makes_another_drop_its_own(bundle: Pat
         other.close()
     assert held.skipped and not free.skipped
     assert free.done + free.failed == 2
+
+
+def test_a_paper_read_from_a_bundle_and_asked_for_again_offline_stays_done(bundle: Path, settings) -> None:  # type: ignore[no-untyped-def]
+    """Issue 41 item 4: Add papers on a bundle's paper, with arXiv out of reach, keeps its reading."""
+    ingest(bundle)
+    before = Observation.objects.filter(paper__arxiv_id="2401.00001").count()
+    settings.CITEREC_OFFLINE = True
+    out = add_papers("2401.00001")
+    ingestion = PaperIngestion.objects.get(paper__arxiv_id="2401.00001")
+    assert ingestion.state == IngestionState.DONE and ingestion.error == "", out
+    assert Observation.objects.filter(paper__arxiv_id="2401.00001").count() == before == 19
+    # A paper whose reading failed is still failed when asked for again offline.
+    add_papers("2401.00004")
+    assert PaperIngestion.objects.get(paper__arxiv_id="2401.00004").state == IngestionState.FAILED

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 import pytest
@@ -86,6 +87,11 @@ def test_the_admin_add_papers_form_queues_and_names_what_it_refuses(served, djan
     assert PaperIngestion.objects.get(paper__arxiv_id=PAPER).state == IngestionState.DONE
     listing = admin.get("/admin/ingestion/paperingestion/").content.decode()
     assert f"arXiv:{PAPER}" in listing and "done: <strong>1</strong>" in listing
+    # Its times are written as on every other page: "2026-12-07 13:15 UTC", not "1:15 p.m.".
+    finished = PaperIngestion.objects.get(paper__arxiv_id=PAPER).finished_at
+    assert finished is not None
+    assert finished.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") in listing
+    assert "a.m." not in listing and "p.m." not in listing
 
 
 def test_read_only_staff_cannot_add_papers(served) -> None:  # type: ignore[no-untyped-def]

@@ -325,3 +325,84 @@ def test_split_and_same_text_refuse_a_stale_revision() -> None:
         Observation.objects.filter(paper__arxiv_id="2501.00100", retired_at__isnull=True).count()
         == 2
     )
+
+
+def test_accepting_the_same_link_again_writes_nothing(
+    client: Client, sample: dict[str, Any]
+) -> None:
+    """Issue 41 item 4: a decision already standing gives no revision, no history, no new time."""
+    observation = ref(7)
+    decide = {"arxiv_id": "1410.0759", "actor": ALICE, "reason": "cuDNN paper"}
+    observation_link_arxiv(
+        observation=observation, expected_revision=observation.revision, **decide
+    )
+    linked = ref(7)
+    before, events = record(client), _events(linked)
+    again = observation_link_arxiv(observation=linked, expected_revision=linked.revision, **decide)
+    assert again.revision == linked.revision == ref(7).revision
+    assert ref(7).resolution.observed_at == linked.resolution.observed_at
+    assert _events(linked) == events
+    assert record(client) == before  # the record's bytes and times did not move
+    # A different decision still writes.
+    observation_set_state(
+        observation=linked, status="unresolved", expected_revision=linked.revision, actor=ALICE,
+        reason="not it after all",
+    )  # fmt: skip
+    assert ref(7).revision == linked.revision + 1
+
+
+def _events(observation: Observation) -> tuple[int, int]:
+    counts = [
+        apps.get_model("curation", name).objects.filter(pgh_obj_id=observation.pk).count()
+        for name in ("ObservationEvent", "ResolutionEvent")
+    ]
+    return counts[0], counts[1]
+
+
+def test_a_notice_check_after_a_link_does_not_make_the_curators_next_save_stale(
+    sample: dict[str, Any],
+) -> None:
+    """Issue 41 item 4: the app's own follow-up must not conflict with the curator."""
+    from django.db.models import F
+
+    from curation.audit import audited
+
+    observation = ref(7)
+    linked = observation_link_arxiv(
+        observation=observation, arxiv_id="1410.0759", expected_revision=observation.revision,
+        actor=ALICE, reason="cuDNN paper",
+    )  # fmt: skip
+    seen = linked.revision  # the page the curator is still on
+    with audited(Actor.task("refresh_works", None), "standing notices of newly linked works"):
+        Observation.objects.filter(pk=linked.pk).update(revision=F("revision") + 1)
+    observation_set_state(
+        observation=linked, status="unresolved", expected_revision=seen, actor=ALICE,
+        reason="not it after all",
+    )  # fmt: skip
+    assert ref(7).resolution.status == "unresolved" and ref(7).revision == seen + 2
+    # A change a curator makes is still a conflict for a page that did not see it.
+    with pytest.raises(StaleRevision):
+        observation_set_state(
+            observation=linked, status="parse_uncertain", expected_revision=seen, actor=BOB,
+            reason="an artefact",
+        )  # fmt: skip
+
+
+def test_no_match_on_a_reference_that_prints_a_doi_links_no_work(sample: dict[str, Any]) -> None:
+    """Issue 41 item 4: "No match" keeps the DOI the reference printed, and links no work (so no
+    "newly linked work" notice check runs); only a verified state links one (SPEC §2)."""
+    from curation.audit import audited
+    from curation.models import Resolution
+
+    observation = ref(9)
+    with audited(Actor.command("test"), "a reference that prints a DOI, resolved by it"):
+        Observation.objects.filter(pk=observation.pk).update(work_doi="10.1000/printed.1")
+        Resolution.objects.filter(observation=observation).update(resolver_source="doi")
+    observation = ref(9)
+    observation_set_state(
+        observation=observation, status="unresolved", expected_revision=observation.revision,
+        actor=ALICE, reason="no match",
+    )  # fmt: skip
+    after = ref(9)
+    assert after.resolution.status == "unresolved" and after.resolution.resolver_source == "doi"
+    assert after.work_doi == "10.1000/printed.1" and after.cited_work is None

@@ -49,7 +49,7 @@ def test_people_read_one_timestamp_style(client: Client, sample: dict[str, Any])
 
     assert "+00:00" not in text and not re.search(r"\d\d:\d\d:\d\d", text)
     assert not re.search(r"\d{4}-\d\d-\d\dT", text)
-    assert "19 Aug 2026, 06:32 UTC" in text  # the no-event sentence's receipt time
+    assert "2026-08-19 06:32 UTC" in text  # the no-event sentence's receipt time
 
 
 def test_one_advisory_finding_is_not_a_verdict_on_the_paper(
@@ -69,7 +69,7 @@ def test_an_imported_resolution_says_why_it_has_no_evidence(
 
     assert "{}" not in _text(html)
     assert "imported from another system" in html
-    assert "No event found in the named queried sources as of 19 Aug 2026, 06:32 UTC." in html
+    assert "No event found in the named queried sources as of 2026-08-19 06:32 UTC." in html
 
 
 @pytest.mark.parametrize("path", ["/api/", "/api/v1/", "/api/v1"])

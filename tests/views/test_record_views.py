@@ -103,7 +103,7 @@ def test_page_shows_every_observation_as_the_sample_page_does(client: Client, sa
     assert "Unresolved — no resolver source," in html
     assert "Verified fuzzy — source raw_fallback," in html
     assert "Not checked: canonical work link unavailable." in html
-    assert "No event found in the named queried sources as of 19 Aug 2026, 06:32 UTC." in html
+    assert "No event found in the named queried sources as of 2026-08-19 06:32 UTC." in html
     assert "Inbound itemization" in html
     assert '<span class="n">20</span> <span class="state state-unresolved">' in html
 

@@ -93,7 +93,7 @@ def test_retracted_cited_work_is_a_critical_finding_in_json_and_html(client: Cli
     assert report["verdict"] == "not_clean"
     assert "1 critical finding: a cited work is retracted" in client.get("/paper/2504.00001/integrity").content.decode()
     record_html = client.get("/paper/2504.00001/citation-record").content.decode()
-    assert "Retraction</span> 16 Aug 2023, reported by retraction_watch" in record_html
+    assert "Retraction</span> 2023-08-16, reported by retraction_watch" in record_html
     body = json.loads(client.get("/paper/2504.00001/citation-record.json").content)
     for link in {*body["links"].values(), *(v for o in body["outbound"] for v in o["links"].values())}:
         assert client.get(link).status_code == 200, link

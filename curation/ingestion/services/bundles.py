@@ -325,7 +325,9 @@ def _chunk_done(
 def _item_failed(item: BundleItem, error: str, actor: Actor, reason: str) -> None:
     """Record that one e-print of the bundle failed, and why (its paper lists it so)."""
     ingestion, _ = ingestion_for(item.arxiv_id, actor, reason)
-    set_fields(ingestion, state=IngestionState.FAILED, error=error[:2000], finished_at=timezone.now())
+    set_fields(
+        ingestion, state=IngestionState.FAILED, error=error[:2000], finished_at=timezone.now()
+    )
 
 
 def _item_ingest(
@@ -339,7 +341,11 @@ def _item_ingest(
     begin(ingestion, error="")
     data = read_item(path, item)
     name = f"arXiv:{item.arxiv_id} ({path.name}: {item.member})"
-    set_fields(ingestion, source_sha256=hashlib.sha256(data).hexdigest())
+    # A bundle's e-print is the latest version when the bundle was made: the version the
+    # catalogue knows, so that Add papers later finds it read already.
+    set_fields(
+        ingestion, source_sha256=hashlib.sha256(data).hexdigest(), version=paper.latest_version
+    )
     try:
         entries = source_entries(ingestion, outcome, data, name)
     except PdfOnlySource:  # no GROBID in a bundle's job: the paper waits for it as "PDF only"

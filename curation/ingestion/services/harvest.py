@@ -76,12 +76,19 @@ def harvest_run(
         except ArxivError as exc:
             if not token or "resumption" not in str(exc).lower():
                 raise
-            log.warning("harvest of %s: token refused (%s); starting again from %s", set_spec or "all", exc, from_date)
+            log.warning(
+                "harvest of %s: token refused (%s); starting again from %s",
+                set_spec or "all",
+                exc,
+                from_date,
+            )
             HarvestState.objects.filter(pk=state.pk).update(resumption_token="", cursor=0)
             outcome.resumed = False
             _pages(client, state, outcome, "", actor, reason, progress)
     except stop_on as exc:
-        log.warning("harvest of %s stopped after %s page(s): %r", set_spec or "all", outcome.stored, exc)
+        log.warning(
+            "harvest of %s stopped after %s page(s): %r", set_spec or "all", outcome.stored, exc
+        )
         outcome.stopped = True
     return outcome
 
@@ -98,7 +105,9 @@ def _pages(
     records: list[ArxivMetadata] = []
     deleted: list[DeletedRecord] = []
     items = client.harvest(
-        from_date=outcome.from_date, set_spec=outcome.set_spec or None, resumption_token=token or None
+        from_date=outcome.from_date,
+        set_spec=outcome.set_spec or None,
+        resumption_token=token or None,
     )
     complete = False
     for item in items:
@@ -127,7 +136,9 @@ def _store_page(
 ) -> None:
     """Store one page and move the harvest's state with it (the last page: state finished)."""
     inserted, updated = metadata_store(items=records, actor=actor, reason=reason)
-    outcome.deleted += metadata_delete(records=deleted, actor=actor, reason=reason) if deleted else 0
+    outcome.deleted += (
+        metadata_delete(records=deleted, actor=actor, reason=reason) if deleted else 0
+    )
     outcome.pages += 1 if records or deleted else 0
     outcome.records += len(records) + len(deleted)
     outcome.inserted += inserted
@@ -167,4 +178,6 @@ def _new_versions(records: list[ArxivMetadata], actor: Actor, reason: str) -> li
     ]
     if not stale:
         return []
-    return ingestion_request(arxiv_ids=stale, actor=actor, reason=f"{reason}: new arXiv version").queued
+    return ingestion_request(
+        arxiv_ids=stale, actor=actor, reason=f"{reason}: new arXiv version"
+    ).queued

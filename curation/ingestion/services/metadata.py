@@ -15,7 +15,10 @@ from curation.resolution.services.catalogue_imports import catalogue_rows_upsert
 def _version_created(metadata: ArxivMetadata) -> list[dict[str, str]]:
     # The snapshot's own date form, so both inputs go through one row builder (arxiv_row).
     return [
-        {"version": f"v{v.version}", "created": v.submitted_at.strftime("%a, %d %b %Y %H:%M:%S GMT")}
+        {
+            "version": f"v{v.version}",
+            "created": v.submitted_at.strftime("%a, %d %b %Y %H:%M:%S GMT"),
+        }
         for v in metadata.versions
     ]
 

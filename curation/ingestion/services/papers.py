@@ -112,7 +112,9 @@ def ingestion_request(
             continue
         ingestion.state, ingestion.error = IngestionState.QUEUED, ""
         ingestion.requested_at, ingestion.requested_by = now, actor.name
-        ingestion.save(update_fields=["state", "error", "requested_at", "requested_by", "updated_at"])
+        ingestion.save(
+            update_fields=["state", "error", "requested_at", "requested_by", "updated_at"]
+        )
         outcome.queued.append(arxiv_id)
     return outcome
 
@@ -156,7 +158,9 @@ def interrupted_message(count: int) -> str:
     )
 
 
-def finish(ingestion: PaperIngestion, outcome: IngestOutcome, state: str, error: str = "") -> IngestOutcome:
+def finish(
+    ingestion: PaperIngestion, outcome: IngestOutcome, state: str, error: str = ""
+) -> IngestOutcome:
     set_fields(ingestion, state=state, error=error, finished_at=timezone.now(), interrupted=0)
     outcome.state, outcome.error = state, error
     return outcome
@@ -237,19 +241,20 @@ def _ingest_locked(
         not force
         and version is not None
         and ingestion.version == version
-        and ingestion.reference_count is not None
-        and ingestion.error == ""
-        and ingestion.method
+        and _read_before(ingestion)
     ):
         outcome.skipped = f"version {version} was ingested already"
         return finish(ingestion, outcome, IngestionState.DONE)
     try:
         eprint = client.fetch_eprint(arxiv_id, version)
-    except ArxivOffline:
-        return finish(ingestion, outcome, IngestionState.FAILED,
-                       "offline (CITEREC_OFFLINE=1) and the source is not in the store")  # fmt: skip
-    except (ArxivNotFound, EprintTooLarge) as exc:
-        return finish(ingestion, outcome, IngestionState.FAILED, str(exc))
+    except (ArxivOffline, ArxivNotFound, EprintTooLarge) as exc:
+        why = OFFLINE_NO_SOURCE if isinstance(exc, ArxivOffline) else str(exc)
+        if not force and _read_before(ingestion):
+            # A reading made before (a source bundle's, which knows no version) stands: that
+            # arXiv cannot give the source now is no reason to call the paper failed.
+            outcome.skipped = f"the source read before is kept ({why})"
+            return finish(ingestion, outcome, IngestionState.DONE)
+        return finish(ingestion, outcome, IngestionState.FAILED, why)
     name = f"arXiv:{arxiv_id}" + (f"v{version}" if version else "")
     set_fields(ingestion, source_sha256=eprint.sha256, version=version)
     try:
@@ -259,6 +264,16 @@ def _ingest_locked(
     if entries is None:
         return outcome
     return _import_and_resolve(ingestion, outcome, entries, actor, reason)
+
+
+OFFLINE_NO_SOURCE = "offline (CITEREC_OFFLINE=1) and the source is not in the store"
+
+
+def _read_before(ingestion: PaperIngestion) -> bool:
+    """Return whether the paper's source was read to its end before, without an error."""
+    return (
+        ingestion.reference_count is not None and ingestion.error == "" and bool(ingestion.method)
+    )
 
 
 def source_entries(
@@ -337,14 +352,14 @@ def source_entries_import(
         if imported.warnings or imported.superseded:
             notes = [*ingestion.warnings, *imported.warnings]
             if imported.superseded:
-                notes.append(f"{imported.superseded} observations of an imported record retired: the source's list replaces them")
+                notes.append(
+                    f"{imported.superseded} observations of an imported record retired: the source's list replaces them"
+                )
             set_fields(ingestion, warnings=notes[:50])
     set_fields(ingestion, state=IngestionState.RESOLVING, reference_count=len(entries))
 
 
-def observations_resolve_new(
-    observations: QuerySet[Observation], actor: Actor, reason: str
-) -> int:
+def observations_resolve_new(observations: QuerySet[Observation], actor: Actor, reason: str) -> int:
     """Resolve the current observations that have no verdict yet, a chunk per transaction."""
     ids = list(
         observations.filter(retired_at__isnull=True, resolution__isnull=True)
@@ -354,7 +369,9 @@ def observations_resolve_new(
     for start in range(0, len(ids), CHUNK_SIZE):
         with transaction.atomic():
             locked = list(
-                locked_observations(Observation.objects.filter(pk__in=ids[start : start + CHUNK_SIZE]))
+                locked_observations(
+                    Observation.objects.filter(pk__in=ids[start : start + CHUNK_SIZE])
+                )
             )
             observations_resolve(observations=locked, actor=actor, reason=reason, locked=True)
     return len(ids)

@@ -26,6 +26,10 @@ _OLD_FAMILY = re.compile(r"\{\{[^{}]*\}%?\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 # A "%" ending a line is a TeX comment (BibTeX and REVTeX end lines so); one inside a line
 # is a URL escape and stays.
 _LINE_END_COMMENT = re.compile(r"(?<!\\)%[ \t]*\r?\n[ \t]*")
+# Around and inside a \bibitem's key, a "%" is always a comment: TeX drops it with its line
+# end and the next line's leading blanks (acmart writes "\bibitem[...]%", the key on the next
+# line; apacite writes "{%", a line end, then "key}").
+_COMMENT = re.compile(r"(?<!\\)%[^\n]*(?:\n[ \t]*)?")
 _REFSECTION_0 = re.compile(r"\\refsection\{0\}")
 _SORTING_LIST = re.compile(r"\\(datalist|sortlist)\b[^\n]*")
 
@@ -93,13 +97,25 @@ def bibitems(text: str) -> Iterator[BblItem]:
             optional = _group(text, pos, "[", "]", end)
             if optional:
                 label, pos = optional[0], optional[1]
-            while pos < end and text[pos].isspace():
-                pos += 1
+            pos = _past_blanks_and_comments(text, pos, end)
             braced = _group(text, pos, end=end)
             if braced:
-                key, pos = braced[0].strip(), braced[1]
+                key, pos = _COMMENT.sub("", braced[0]).strip(), braced[1]
             body = _LINE_END_COMMENT.sub("", text[pos:end])
             yield BblItem(key or None, label, body, match.start())
+
+
+def _past_blanks_and_comments(text: str, pos: int, end: int) -> int:
+    """Return the first position from `pos` that is neither a blank nor in a TeX comment."""
+    while pos < end:
+        if text[pos].isspace():
+            pos += 1
+        elif text[pos] == "%":
+            line_end = text.find("\n", pos, end)
+            pos = end if line_end < 0 else line_end + 1
+        else:
+            break
+    return pos
 
 
 def _main_list(text: str) -> tuple[int, int]:

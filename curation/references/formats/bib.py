@@ -51,6 +51,9 @@ def _fields(raw_fields: dict[str, str]) -> dict[str, str]:
         "publisher": get.get("publisher", ""),
         "doi": get.get("doi", ""),
         "url": get.get("url", ""),
+        # A note is read only when there is no title: "@misc{k, note={Private communication}}"
+        # says nothing else, and would otherwise be an empty reference, left out.
+        "note": "" if get.get("title") else get.get("note", ""),
     }
     eprint = get.get("eprint", "")
     if eprint and get.get("archiveprefix", "arxiv").lower() == "arxiv":

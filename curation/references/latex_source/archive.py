@@ -17,6 +17,8 @@ from typing import IO, Any, cast
 
 from tarsafe import TarSafe
 
+from curation.references.latex_source.tex import wide_encoding
+
 MIB = 1 << 20
 # Files a bibliography can come from or be found through; the rest (figures, data) is skipped.
 TEXT_SUFFIXES = (".tex", ".ltx", ".latex", ".bbl", ".bib", ".sty", ".cls", ".bst", ".txt")
@@ -264,6 +266,8 @@ def _gzip_file_name(data: bytes) -> str | None:
 
 
 def _is_binary(head: bytes) -> bool:
+    if wide_encoding(head) is not None:  # UTF-16 TeX has a NUL beside every ASCII character
+        return False
     sample = head[:_BINARY_PROBE]
     return b"\0" in sample or sum(1 for b in sample if b < 9 or 13 < b < 32) > len(sample) // 10
 

@@ -34,6 +34,7 @@ from curation.references.latex_source.tex import (
     decode,
     read_tree,
 )
+from curation.references.normalize import CONTROL_CHARS
 
 METHODS = ("bbl-bibitem", "bbl-biblatex", "bib+cites", "inline-bibitem", "none")
 MIN_CROSSREFS = 2  # BibTeX's and biber's default: a parent named this often is listed too
@@ -87,6 +88,7 @@ class _Listing:
     def __init__(self, limits: ArchiveLimits, warnings: list[str]) -> None:
         self.limits, self.warnings = limits, warnings
         self.cut: list[str] = []
+        self.empty: list[str] = []
 
     def first(self, items: Iterable[_T]) -> Iterator[_T]:
         """Yield the first `max_references` items; count the rest and say so (read past)."""
@@ -113,7 +115,10 @@ class _Listing:
     ) -> BibliographyEntry:  # fmt: skip
         """Return the entry, its text cut to the reference cap (`length`: its LaTeX's, when
         that was cut first)."""
-        raw = " ".join(raw.split())
+        # Escape, bell, delete and the other control characters are noise in a reader's text.
+        raw = " ".join(CONTROL_CHARS.sub(" ", raw).split())
+        if not raw:
+            self.empty.append(f"{index} ({key or 'no key'})")
         cap = self.limits.max_reference_chars
         if len(raw) > cap or (length or 0) > _LATEX_PER_CHAR * cap:
             self.cut.append(f"{index} ({key or 'no key'}, {max(len(raw), length or 0):,})")
@@ -121,17 +126,26 @@ class _Listing:
         return BibliographyEntry(index, key, raw, doi, arxiv_id)
 
     def say_cut(self) -> None:
-        """Add one warning naming the references whose text was cut (the first ten)."""
+        """Add one warning naming the references whose text was cut, and one naming those
+        with no text at all (left out of the import), the first ten of each."""
         if self.cut:
-            shown = ", ".join(self.cut[:_MISSING_SHOWN]) + (
-                " …" if len(self.cut) > _MISSING_SHOWN else ""
-            )
             self.warnings.insert(
                 0,
                 f"{len(self.cut)} reference(s) longer than the limit of "
                 f"{self.limits.max_reference_chars:,} characters "
-                f"({SETTINGS['max_reference_chars']}) keep their start: {shown}",
+                f"({SETTINGS['max_reference_chars']}) keep their start: {_shown(self.cut)}",
             )
+        if self.empty:
+            self.warnings.insert(
+                0,
+                f"{len(self.empty)} reference(s) have no text and are left out: "
+                f"{_shown(self.empty)}",
+            )
+
+
+def _shown(items: list[str]) -> str:
+    """Return the first ten items, comma-separated, with "…" when there are more."""
+    return ", ".join(items[:_MISSING_SHOWN]) + (" …" if len(items) > _MISSING_SHOWN else "")
 
 
 def _from_bibitems(items: Iterator[BblItem], listing: _Listing) -> list[BibliographyEntry]:
@@ -141,7 +155,9 @@ def _from_bibitems(items: Iterator[BblItem], listing: _Listing) -> list[Bibliogr
         text = plain(body)
         raw = bibitem_text(body)
         doi, arxiv_id = entry_doi(text), entry_arxiv_id(text)
-        entries.append(listing.entry(len(entries) + 1, item.key, raw, doi, arxiv_id, len(item.body)))
+        entries.append(
+            listing.entry(len(entries) + 1, item.key, raw, doi, arxiv_id, len(item.body))
+        )
     return entries
 
 
@@ -231,11 +247,8 @@ def _cited_entries(
             warnings.append(f"cite key {key!r} matches .bib key {found.key!r} only ignoring case")
         listed.setdefault(found.key.lower(), found)
     if missing:
-        shown = ", ".join(missing[:_MISSING_SHOWN]) + (
-            " …" if len(missing) > _MISSING_SHOWN else ""
-        )
         warnings.append(
-            f"{len(missing)} cited key(s) not in the .bib files (printed as ?): {shown}"
+            f"{len(missing)} cited key(s) not in the .bib files (printed as ?): {_shown(missing)}"
         )
     parents: dict[str, int] = {}
     for entry in listed.values():

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 TEX_SUFFIXES = (".tex", ".ltx", ".latex")
 MAX_INPUT_DEPTH = 32  # deeper \input chains are refused, with a warning (TeX allows about 15)
 _NAMED_MAIN = ("ms", "main", "paper", "manuscript", "article")  # the last tie-break only
+_WIDE_PROBE = 512  # bytes looked at to tell UTF-16 without a byte-order mark
 
 # "%" to the end of the line, the line end and the next line's leading blanks, as TeX drops
 # them; an escaped "\%" is text, but "\\%" is a line break followed by a comment.
@@ -47,8 +48,32 @@ _INPUT = re.compile(
 )
 
 
+def wide_encoding(head: bytes) -> str | None:
+    """Return "utf-16"/"utf-32" (or an endian form) when the bytes are text in a wide encoding:
+    by its byte-order mark, or, for UTF-16 without one, by the NUL beside every ASCII character
+    (TeX sources are mostly ASCII). Read as latin-1, such a file is NULs and no TeX at all."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "utf-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    sample = head[:_WIDE_PROBE] if len(head) % 2 == 0 else head[: min(len(head) - 1, _WIDE_PROBE)]
+    if len(sample) < 8:
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    half = len(sample) // 2
+    if odd > 0.9 * half and even < 0.1 * half:
+        return "utf-16-le"
+    if even > 0.9 * half and odd < 0.1 * half:
+        return "utf-16-be"
+    return None
+
+
 def decode(data: bytes) -> str:
-    """Return a source file as text: UTF-8, else latin-1 (older sources are often latin-1)."""
+    """Return a source file as text: UTF-16/32 when it is so encoded, else UTF-8, else latin-1
+    (older sources are often latin-1)."""
+    wide = wide_encoding(data[:_WIDE_PROBE])
+    if wide is not None:
+        return data.decode(wide, errors="replace").lstrip("\ufeff")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
