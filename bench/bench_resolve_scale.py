@@ -176,7 +176,10 @@ def quality(refs: list[dict[str, Any]], verdicts: list[dict[str, Any]]) -> str:
     """Return precision and recall (over references whose gold is planted), and the same
     without the strings the data set labels with two or more DOIs (at most one can be right)."""
     figures = []
-    for label, keep in (("", lambda r: True), (" without conflicting labels", lambda r: not r["conflicting"])):
+    for label, keep in (
+        ("", lambda r: True),
+        (" without conflicting labels", lambda r: not r["conflicting"]),
+    ):
         links = correct = present = 0
         for ref, verdict in zip(refs, verdicts, strict=True):
             if not keep(ref):
@@ -239,8 +242,11 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("/work/bigdata-flat"))
     parser.add_argument("--reuse", action="store_true", help="keep catalogues already built")
     parser.add_argument("--build-only", action="store_true")
-    parser.add_argument("--explain", action="store_true",
-                        help="EXPLAIN (ANALYZE, BUFFERS) one batch's statements per catalogue")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="EXPLAIN (ANALYZE, BUFFERS) one batch's statements per catalogue",
+    )
     args = parser.parse_args()
     shapes = args.shapes.split(",")
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -287,8 +293,10 @@ def main() -> None:
                       f"{postgres / len(refs) * 1e6:5.0f} us  [{machine()}]", flush=True)  # fmt: skip
     for shape in shapes:
         small, large = (statistics.median(cost[(shape, s)]) for s in (min(sizes), max(sizes)))
-        print(f"{shape}: median CPU per ref {small * 1e6:.0f} us at {min(sizes):,}, "
-              f"{large * 1e6:.0f} us at {max(sizes):,}: ratio {large / small:.2f}")
+        print(
+            f"{shape}: median CPU per ref {small * 1e6:.0f} us at {min(sizes):,}, "
+            f"{large * 1e6:.0f} us at {max(sizes):,}: ratio {large / small:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -210,7 +210,9 @@ def real_works(gold: dict[str, dict[str, Any]], total: int) -> Iterator[dict[str
         if made >= total:
             return
         journal = journals[bisect.bisect(journal_cum, rng.random() * journal_cum[-1])]
-        picks = rng.choices(surnames, cum_weights=surname_cum, k=rng.choice((1, 2, 3, 3, 4, 5, 6, 8)))
+        picks = rng.choices(
+            surnames, cum_weights=surname_cum, k=rng.choice((1, 2, 3, 3, 4, 5, 6, 8))
+        )
         first = rng.randint(1, 3000)
         year = 2025 - min(75, int(rng.expovariate(1 / 12)))
         work = _work(f"10.{5000 + n % 3000}/real.{n}", model.title(), "", journal,
