@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from curation.references.identifiers import doi_key
-from curation.resolution.text import QUERY_SEPARATOR, near_tsquery, title_key, title_norm, tsquery
+from curation.resolution import selectivity
+from curation.resolution.text import QUERY_SEPARATOR, title_key, title_norm
 from curation.server_cursors import server_bound_cursor
 from curation.states import ResolverSource
 
@@ -233,10 +234,11 @@ class TitleSearch:
 
     @classmethod
     def for_title(cls, title: str, frequencies: Mapping[str, int] | None = None) -> TitleSearch:
-        """Return the search for a title: its key, most of its rarest words, its near query."""
+        """Return the search for a title: its key, all but one of its rarest words, its near
+        query (selectivity.py)."""
         norm = title_norm(title)
-        return cls(title_key(title), tsquery(norm, frequencies), len(norm),
-                   near_tsquery(norm, frequencies))  # fmt: skip
+        return cls(title_key(title), selectivity.title_tsquery(norm, frequencies), len(norm),
+                   selectivity.near_tsquery(norm, frequencies))  # fmt: skip
 
 
 # The exact pass: one btree probe per distinct key of the batch.

@@ -18,11 +18,15 @@ from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate, TitleSearch
 from curation.resolution.conflicts import CitedFields
 from curation.resolution.text import content_tokens, k_of_n, title_norm
-from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, validate
+from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, prescreen, validate
 from curation.resolution.venues import VenueText
 from curation.states import ResolutionStatus, ResolverSource
 
 TIE_MARGIN = 2.0
+# Candidates validated per reference and pass, the best by `prescreen` first. Retrieval finds
+# more as the catalogue grows (look-alikes, works sharing a volume and page); only a bounded
+# number can name the work, so the cost of a reference stays bounded too.
+VALIDATION_BUDGET = 16
 _STRING_WORDS = 5  # the rarest words of the whole string searched for, three of them required
 _S = ResolutionStatus
 
@@ -132,6 +136,18 @@ def _longest_titles(passing: list[Validation]) -> list[Validation]:
     ]
 
 
+def shortlist(
+    text: RawText, candidates: Sequence[Candidate], budget: int = VALIDATION_BUDGET
+) -> list[Candidate]:
+    """Return the distinct candidates worth validating: at most `budget`, the strongest by
+    `prescreen`, ties by work key (the same choice whatever order retrieval returned them in)."""
+    distinct = list(dict.fromkeys(candidates))
+    if len(distinct) <= budget:
+        return distinct
+    ranked = sorted(distinct, key=lambda c: (-prescreen(text, c), c.work_key, c.source.value))
+    return ranked[:budget]
+
+
 def match(
     text: RawText,
     candidates: list[Candidate],
@@ -145,7 +161,7 @@ def match(
     checks = _dedupe(
         [
             validate(text, c, names_given=names_given, parsed_title=parsed_norm, cited=cited)
-            for c in candidates
+            for c in shortlist(text, candidates)
         ]
     )
     described = [c.describe() for c in checks[:5]]
