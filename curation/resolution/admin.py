@@ -15,7 +15,7 @@ from curation.resolution.models import (
     ResolutionRun,
     RunStatus,
 )
-from curation.resolution.tasks import dispatch_run
+from curation.resolution.services import run_dispatch
 
 
 @admin.register(ResolutionRun)
@@ -44,7 +44,7 @@ class ResolutionRunAdmin(admin.ModelAdmin):
     def resume_runs(self, request: HttpRequest, queryset: QuerySet[ResolutionRun]) -> None:
         """Queue the unfinished chunks of the selected runs (done chunks are never redone)."""
         for run in queryset.exclude(status=RunStatus.DONE).order_by("pk"):
-            queued = dispatch_run(run.pk)
+            queued = run_dispatch(run_id=run.pk)
             self.message_user(request, f"run {run.pk}: {queued} unfinished chunks queued again")
 
 
