@@ -19,11 +19,7 @@ from curation.arxiv import ArxivUnavailable
 from curation.audit import Actor
 from curation.ingestion import grobid
 from curation.ingestion import services as ingestion
-from curation.ingestion.schedule import (
-    PAPER_MAX_RETRIES,
-    PAPER_RETRY_BACKOFF_MAX,
-    STALE_INGESTION_MINUTES,
-)
+from curation.ingestion.schedule import PAPER_MAX_RETRIES, PAPER_RETRY_BACKOFF_MAX
 from curation.resolution.services import DATABASE_UNAVAILABLE
 
 log = logging.getLogger(__name__)
@@ -104,9 +100,9 @@ def harvest_arxiv(
 
 
 @shared_task(bind=True, name="curation.ingestion.tasks.requeue_stale_ingestions", acks_late=True)
-def requeue_stale_ingestions(self: Task, minutes: int = STALE_INGESTION_MINUTES) -> list[str]:
-    """Queue again papers waiting longer than `minutes` with no job at work on them, and
-    PDF-only papers once GROBID is configured."""
+def requeue_stale_ingestions(self: Task, minutes: int | None = None) -> list[str]:
+    """Queue again papers waiting longer than `minutes` (default INGESTION_STALE_MINUTES) with
+    no job at work on them, and PDF-only papers once GROBID is configured."""
     return ingestion.stale_ingestions_requeue(actor=Actor.for_task(self), minutes=minutes)
 
 

@@ -19,11 +19,7 @@ from citerec.celery import failure_reason
 from curation.audit import Actor
 from curation.models import Observation
 from curation.resolution import selectors, services
-from curation.resolution.schedule import (
-    CHUNK_MAX_RETRIES,
-    CHUNK_RETRY_BACKOFF_MAX,
-    STALE_RUN_MINUTES,
-)
+from curation.resolution.schedule import CHUNK_MAX_RETRIES, CHUNK_RETRY_BACKOFF_MAX
 from curation.selectors import observation_by_pk
 
 log = logging.getLogger(__name__)
@@ -80,9 +76,9 @@ def resolve_chunk(self: Task, chunk_id: int) -> dict[str, Any]:
 
 
 @shared_task(bind=True, name="curation.resolution.tasks.redispatch_stale_runs", acks_late=True)
-def redispatch_stale_runs(self: Task, minutes: float = STALE_RUN_MINUTES) -> list[int]:
-    """Re-queue the unfinished chunks of runs nothing has touched for `minutes` (not while
-    jobs wait on the resolution queue: `stale_runs_redispatch`)."""
+def redispatch_stale_runs(self: Task, minutes: float | None = None) -> list[int]:
+    """Re-queue the unfinished chunks of runs nothing has touched for `minutes` (default
+    RESOLUTION_STALE_RUN_MINUTES; not while jobs wait on the resolution queue)."""
     return services.stale_runs_redispatch(minutes=minutes)
 
 

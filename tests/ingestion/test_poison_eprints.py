@@ -13,6 +13,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 
 from curation.audit import Actor
 from curation.ingestion import tasks
@@ -158,7 +159,7 @@ def test_a_list_past_the_reference_cap_says_so_on_the_ingestion(fake_arxiv, monk
 
     from tests.ingestion.conftest import add_papers
 
-    monkeypatch.setenv("CITEREC_MAX_SOURCE_REFERENCES", "5")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_SOURCE_REFERENCES", 5)
     fake_arxiv.add_record(PAPER, title="A long bibliography")
     fake_arxiv.add_eprint(PAPER, slow_eprint(references=12))
     add_papers(PAPER)

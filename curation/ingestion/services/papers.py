@@ -135,9 +135,12 @@ def papers_add(
     return outcome
 
 
-def stale_ingestions_requeue(*, actor: Actor, minutes: int) -> list[str]:
-    """Queue again papers waiting longer than `minutes` with no job at work on them, and
-    PDF-only papers once GROBID is configured; return their ids."""
+def stale_ingestions_requeue(*, actor: Actor, minutes: int | None = None) -> list[str]:
+    """Queue again papers waiting longer than `minutes` (default: the setting
+    INGESTION_STALE_MINUTES) with no job at work on them, and PDF-only papers once GROBID is
+    configured; return their ids."""
+    if minutes is None:
+        minutes = settings.INGESTION_STALE_MINUTES
     stale = stale_ingestions(minutes=minutes) + pdf_only_waiting()
     if stale:
         papers_add(arxiv_ids=stale, actor=actor, reason="ingestion queued again", force=True)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
+
 from curation.queueing import jobs_waiting, queue_on_commit
 from curation.resolution import selectors
 
@@ -20,14 +22,17 @@ REQUEUE_AFTER_IMPORT = "curation.resolution.tasks.requeue_after_import"
 REQUEUE_REASON = "catalogue grew: retry unresolved and malformed references"
 
 
-def stale_runs_redispatch(*, minutes: float) -> list[int]:
-    """Queue again the unfinished chunks of runs nothing has touched for `minutes`.
+def stale_runs_redispatch(*, minutes: float | None = None) -> list[int]:
+    """Queue again the unfinished chunks of runs nothing has touched for `minutes` (default:
+    the setting RESOLUTION_STALE_RUN_MINUTES).
 
     Not while jobs wait on the resolution queue: a run behind a long backlog is untouched only
     because its chunks have not come up yet, and queueing them again would only lengthen the
     backlog (every sweep once more). A run whose messages were lost is re-queued once the
     queue has drained.
     """
+    if minutes is None:
+        minutes = settings.RESOLUTION_STALE_RUN_MINUTES
     run_ids = selectors.stale_runs(minutes=minutes)
     if run_ids and (waiting := jobs_waiting(QUEUE)):
         log.info(
