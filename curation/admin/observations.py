@@ -19,6 +19,7 @@ from django.utils.html import format_html, format_html_join
 
 from curation.audit import Actor
 from curation.models import Observation
+from curation.permissions import can_curate
 from curation.resolution.candidates import agreement, candidate_view
 from curation.search import text_matches
 from curation.selectors import observation_for_page, paper_pk
@@ -26,7 +27,6 @@ from curation.services.observations import CurationError, StaleRevision
 from curation.states import ChangeSource
 
 from . import bulk
-from .common import can_curate
 from .decisions import DECISIONS
 from .describe import best_text
 from .filters import PaperFilter, PinnedFilter, QueueFilter, ResolverSourceFilter, StateFilter

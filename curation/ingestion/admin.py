@@ -12,11 +12,11 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from curation.admin.common import can_curate
 from curation.audit import Actor
 from curation.ingestion import selectors
 from curation.ingestion.models import HarvestState, IngestionState, PaperIngestion, SourceBundle
 from curation.ingestion.services import ADD_REASON, MAX_IDS, papers_add
+from curation.permissions import can_curate
 from curation.states import ChangeSource
 
 # Warnings of a limit name its setting: "... the limit of 10,000 (CITEREC_MAX_SOURCE_REFERENCES)".

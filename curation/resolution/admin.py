@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from curation.admin.common import can_curate
+from curation.permissions import can_curate
 from curation.resolution.models import (
     CrossrefWork,
     ImportCheckpoint,
