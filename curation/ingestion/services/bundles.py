@@ -160,6 +160,8 @@ def bundle_chunks_queue(*, chunk_ids: Sequence[int]) -> None:
 def _chunk_take(
     chunk_id: int, actor: Actor, reason: str, stop_on: tuple[type[BaseException], ...]
 ) -> BundleChunkOutcome:
+    """Count this take of the chunk, then ingest it whole, or one paper at a time once takes
+    whose worker was killed passed MAX_INTERRUPTED."""
     with connection.cursor() as cursor:
         cursor.execute(_TAKE_SQL, [chunk_id])
         taken = cursor.fetchone()
