@@ -13,7 +13,7 @@ The workers are the Procfile's, started from their own lines as production runs 
 and every other Celery worker line once (`notices`). For each layout the script makes --refs new
 observations (mixed references as in bench_resolve.py: 40% with an arXiv id, 40% title only,
 20% absent titles and author fragments), warms the workers with a small run, then times the run
-from dispatch (`dispatch_run`) until its status is done, and on until everything it caused is
+from dispatch (`run_dispatch`) until its status is done, and on until everything it caused is
 finished: every queue empty and no job taken and unacknowledged (the standing notices of the
 newly linked works, `refresh_works` on the notices pool). It prints both figures, the CPU per
 reference of each pool and of PostgreSQL (split by the sessions' application_name), the notices'
@@ -301,7 +301,7 @@ def run_timed(citing_id: str, chunk_size: int, on_tick: Any = None) -> tuple[Any
     from curation.audit import Actor
     from curation.resolution import selectors, services
     from curation.resolution.models import ResolutionRun, RunStatus
-    from curation.resolution.tasks import dispatch_run
+    from curation.resolution.services import run_dispatch
 
     run = services.run_create(
         observations=selectors.select_observations(paper_id=citing_id),
@@ -309,7 +309,7 @@ def run_timed(citing_id: str, chunk_size: int, on_tick: Any = None) -> tuple[Any
         chunk_size=chunk_size,
     )  # fmt: skip
     started = time.perf_counter()
-    dispatch_run(run.pk)
+    run_dispatch(run_id=run.pk)
     while True:
         run = ResolutionRun.objects.get(pk=run.pk)
         elapsed = time.perf_counter() - started

@@ -372,11 +372,10 @@ class Broker:
 
 def chunks_requeue(path: Path) -> int:
     """Queue the bundle's unfinished chunks again, as `ingest_source_bundle` run again does."""
-    from curation.ingestion import services, tasks
+    from curation.ingestion import services
 
     _, pending = services.bundle_register(path=path)
-    for chunk_id in pending:
-        tasks.ingest_bundle_chunk.delay(chunk_id)
+    services.bundle_chunks_queue(chunk_ids=pending)
     return len(pending)
 
 

@@ -13,7 +13,8 @@ import pgtrigger
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
-from curation.ingestion.schedule import CELERY_BEAT_SCHEDULE as INGESTION_BEAT_SCHEDULE
+from curation.ingestion.schedule import beat_schedule as ingestion_beat_schedule
+from curation.limits import Limits
 from curation.notices.schedule import CELERY_BEAT_SCHEDULE as NOTICES_BEAT_SCHEDULE
 from curation.resolution.schedule import CELERY_BEAT_SCHEDULE as RESOLUTION_BEAT_SCHEDULE
 
@@ -406,14 +407,34 @@ CELERY_TASK_ROUTES = {
     "curation.ingestion.tasks.*": {"queue": "ingestion"},
 }
 
+# A resolution run nothing has touched (queued, taken or finished a chunk) for this long is
+# re-queued by beat; a chunk takes seconds, the margin covers a backlog of other runs ahead.
+RESOLUTION_STALE_RUN_MINUTES = env_int("RESOLUTION_STALE_RUN_MINUTES", 15)
+# A paper queued or being fetched that nothing has touched for this long is queued again by
+# beat (its message was lost, or the harvest that asked for it stopped before queueing it).
+INGESTION_STALE_MINUTES = env_int("INGESTION_STALE_MINUTES", 60)
+# arXiv publishes new metadata once a day: the harvest runs every ARXIV_HARVEST_EVERY_HOURS,
+# for the sets in ARXIV_HARVEST_SETS ('' = all of arXiv), each from where the last one got to.
+ARXIV_HARVEST_EVERY_HOURS = env_int("ARXIV_HARVEST_EVERY_HOURS", 24)
+ARXIV_HARVEST_SETS = [s.strip() for s in env_str("ARXIV_HARVEST_SETS", "").split(",")]
+
 # Periodic jobs (celery beat), one module per area.
 CELERY_BEAT_SCHEDULE = {
-    **NOTICES_BEAT_SCHEDULE, **RESOLUTION_BEAT_SCHEDULE, **INGESTION_BEAT_SCHEDULE,
+    **NOTICES_BEAT_SCHEDULE, **RESOLUTION_BEAT_SCHEDULE,
+    **ingestion_beat_schedule(sets=ARXIV_HARVEST_SETS, every_hours=ARXIV_HARVEST_EVERY_HOURS),
 }  # fmt: skip
 
 # The broker's keys carry the deployment's prefix too (REDIS_KEY_PREFIX, above).
 if _REDIS_PREFIX:
     CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = _REDIS_PREFIX
+
+# --- Import limits ---------------------------------------------------------------------------
+# CITEREC_MAX_<NAME> for each limit in curation/limits.py (what it bounds and its default are
+# there, README "Settings" lists them all): ..._JSON_FILE_BYTES, _STRING_CHARS, _JSON_DEPTH,
+# _REFERENCE_FILE_BYTES, _REFERENCE_CHARS, _LINE_BYTES, _CSV_FILE_BYTES, _CSV_FIELD_CHARS,
+# _SOURCE_MEMBERS, _SOURCE_BYTES, _SOURCE_MEMBER_BYTES, _SOURCE_RATIO, _SOURCE_REFERENCES.
+# Read on each use (`current_limits()`), so tests change them as settings.
+globals().update({name: env_int(name, default) for name, default in Limits.defaults().items()})
 
 # --- Integrations ------------------------------------------------------------------------
 CITEREC_OFFLINE = env_bool("CITEREC_OFFLINE", default=False)

@@ -1,6 +1,7 @@
-"""Size and depth limits for every import, in one place, read from the environment.
+"""Size and depth limits for every import, in one place.
 
-Each limit is an environment variable `CITEREC_MAX_<NAME>` (README "Settings"). Imports check
+Each limit is a setting `CITEREC_MAX_<NAME>`, read from the environment variable of that name
+by citerec/settings.py (README "Settings"), its default here. Imports check
 sizes before they parse, so a hostile file is refused without being held in memory several
 times, and every refusal names the file, the line or JSON path, and the limit with its setting.
 """
@@ -14,14 +15,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, Any
 
-from citerec.env import env_int
-
 MB = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """The limits in force; each field is read from `CITEREC_MAX_<FIELD NAME IN CAPITALS>`."""
+    """The limits in force; each field is the setting `CITEREC_MAX_<FIELD NAME IN CAPITALS>`."""
 
     json_file_bytes: int = 50 * MB  # one record file, one Crossref {"items"} file
     string_chars: int = 20_000  # any string in a record; a catalogue title
@@ -37,9 +36,14 @@ class Limits:
     source_ratio: int = 200  # uncompressed bytes per compressed byte (gzip bombs)
     source_references: int = 10_000  # references read from one e-print; the rest, a warning
 
+    @classmethod
+    def defaults(cls) -> dict[str, int]:
+        """Return each limit's default by the name of its setting."""
+        return {cls.setting(spec.name): spec.default for spec in fields(cls)}  # type: ignore[misc]
+
     @staticmethod
     def setting(name: str) -> str:
-        """Return the environment variable that sets the limit `name`."""
+        """Return the setting (and environment variable) that sets the limit `name`."""
         return f"CITEREC_MAX_{name.upper()}"
 
     def describe(self, name: str, unit: str) -> str:
@@ -48,10 +52,12 @@ class Limits:
 
 
 def current_limits() -> Limits:
-    """Return the limits from the environment (read on each call, so tests can change them)."""
+    """Return the limits from the settings (read on each call, so tests can change them)."""
+    from django.conf import settings  # lazily: settings import this module (its defaults)
+
     values = {}
     for spec in fields(Limits):
-        value = env_int(Limits.setting(spec.name), spec.default)  # type: ignore[arg-type]
+        value = getattr(settings, Limits.setting(spec.name))
         if value < 1:
             raise ValueError(f"{Limits.setting(spec.name)}={value} must be at least 1")
         values[spec.name] = value

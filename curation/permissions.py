@@ -1,4 +1,4 @@
-"""Staff groups and what each may do in the admin.
+"""Staff groups and what each may do in the admin (and `can_curate`, asked by every curator screen).
 
 - "Curators" edit references (observations, their resolutions) and cited works;
 - "Notice reviewers" review notice events (the notices app grants its own models' permissions;
@@ -11,9 +11,14 @@ groups and adds missing permissions, never removing what an administrator added.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
 
 CURATORS = "Curators"
+# What makes a curator, on every curator screen (the admin's and each app's).
+CURATE_PERMISSION = "curation.change_observation"
 NOTICE_REVIEWERS = "Notice reviewers"
 READ_ONLY_STAFF = "Read-only staff"
 
@@ -83,3 +88,9 @@ def ensure_groups(**kwargs: Any) -> None:
     read_only.permissions.add(*_view_permissions(_VIEWED_APPS))
     reviewers, _ = Group.objects.get_or_create(name=NOTICE_REVIEWERS)
     reviewers.permissions.add(*_named(_REFERENCE_VIEWS), *_named(_REVIEWER_CHANGES))
+
+
+def can_curate(request: HttpRequest) -> bool:
+    """Return whether the user may change references (curators and superusers)."""
+    user = request.user
+    return bool(user.is_active and user.is_staff and user.has_perm(CURATE_PERMISSION))

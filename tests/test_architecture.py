@@ -7,6 +7,7 @@ layers, and runs the same check so a plain `make test` catches an upward import 
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import tomllib
@@ -68,3 +69,55 @@ def test_no_module_imports_a_floor_above_its_own() -> None:
         [sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+# Modules that may read the process environment, and why; every other module reads
+# django.conf.settings, and settings read the environment (ARCHITECTURE.md, README "Settings").
+ENVIRONMENT_READERS = {
+    "citerec/settings.py": "every setting is read from the environment here",
+    "citerec/env.py": "the typed readers settings.py reads the environment with",
+    "citerec/celery.py": "points a worker at the settings module (DJANGO_SETTINGS_MODULE)",
+    "citerec/wsgi.py": "points the web server at the settings module (DJANGO_SETTINGS_MODULE)",
+    "curation/backup.py": "hands its own environment on to pg_dump and psql (reads no setting)",
+    "curation/management/commands/grant_runtime_role.py": (
+        "a password from the variable an option names (never on the command line)"
+    ),
+}
+_ENVIRONMENT_NAMES = {"environ", "environb", "getenv", "getenvb"}
+
+
+def _reads_environment(tree: ast.AST) -> list[int]:
+    """Return the lines where a module reads the environment: os.environ / os.getenv, or
+    those names (or citerec.env's readers) imported."""
+    lines = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in _ENVIRONMENT_NAMES
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+        ):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and (
+            (node.module == "os" and any(a.name in _ENVIRONMENT_NAMES for a in node.names))
+            or node.module == "citerec.env"
+            or (node.level == 1 and node.module == "env")  # inside citerec/
+            or (node.module == "citerec" and any(a.name == "env" for a in node.names))
+        ):
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Import) and any(a.name == "citerec.env" for a in node.names):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_settings_read_the_environment() -> None:
+    readers = {}
+    for package in ("curation", "api", "citerec"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            name = path.relative_to(ROOT).as_posix()
+            lines = _reads_environment(ast.parse(path.read_text(), filename=name))
+            if lines:
+                readers[name] = lines
+    unexpected = {name: lines for name, lines in readers.items() if name not in ENVIRONMENT_READERS}
+    assert unexpected == {}, "read django.conf.settings; add the setting to citerec/settings.py"
+    assert sorted(readers) == sorted(ENVIRONMENT_READERS), "an allowed reader no longer reads it"

@@ -12,9 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from curation.audit import Actor
-from curation.ingestion import selectors, tasks
+from curation.ingestion import selectors
 from curation.ingestion.models import PaperIngestion
-from curation.ingestion.services import MAX_IDS
+from curation.ingestion.services import ADD_REASON, MAX_IDS, papers_add
 from curation.services.reference_lists import clean_arxiv_id
 from curation.states import ChangeSource
 
@@ -43,7 +43,7 @@ class AddPapersInput(serializers.Serializer[Any]):
     arxiv_ids = serializers.ListField(
         child=serializers.CharField(max_length=100), min_length=1, max_length=MAX_IDS
     )
-    reason = serializers.CharField(max_length=2000, required=False, default=tasks.ADD_REASON)
+    reason = serializers.CharField(max_length=2000, required=False, default=ADD_REASON)
     force = serializers.BooleanField(required=False, default=False)
 
 
@@ -72,7 +72,7 @@ class IngestionList(APIView):
         """Queue the papers; answer which were queued, already on their way, or refused."""
         form = AddPapersInput(data=request.data)
         form.is_valid(raise_exception=True)
-        outcome = tasks.papers_add(
+        outcome = papers_add(
             arxiv_ids=form.validated_data["arxiv_ids"],
             actor=Actor.for_user(request.user, ChangeSource.API),
             reason=form.validated_data["reason"],

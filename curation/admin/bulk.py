@@ -17,13 +17,13 @@ from django.template.response import TemplateResponse
 
 from curation.audit import Actor
 from curation.models import Observation
+from curation.permissions import can_curate
 from curation.resolution.candidates import agreement, top_candidate
 from curation.selectors import same_text_observations
 from curation.services.bulk import merge_keeper, observations_bulk_decide
 from curation.services.observations import CurationError
 from curation.states import ChangeSource
 
-from .common import can_curate
 from .describe import best_text
 from .forms import BulkForm, parse_seen, seen_pairs
 

@@ -19,6 +19,8 @@ from django.utils.html import format_html, format_html_join
 
 from curation.audit import Actor
 from curation.models import Observation
+from curation.paging import EstimatedCountPaginator
+from curation.permissions import can_curate
 from curation.resolution.candidates import agreement, candidate_view
 from curation.search import text_matches
 from curation.selectors import observation_for_page, paper_pk, planner_rows
@@ -26,7 +28,6 @@ from curation.services.observations import CurationError, StaleRevision
 from curation.states import ChangeSource
 
 from . import bulk
-from .common import can_curate
 from .decisions import DECISIONS
 from .describe import best_text
 from .filters import PaperFilter, PinnedFilter, QueueFilter, ResolverSourceFilter, StateFilter
@@ -34,7 +35,6 @@ from .forms import KEEP_CURRENT, parse_identifier
 from .history import observation_changes
 from .log import LogFilterForm, log_page, parse_cursor
 from .page import observation_page_context
-from .paging import EstimatedCountPaginator
 from .queue import QueueWalk, remember_reason, remembered_reasons
 from .screens import WORK_QUEUE
 from .undo import with_undo

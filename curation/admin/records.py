@@ -10,7 +10,6 @@ from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
-from curation.admin.paging import EstimatedCountPaginator
 from curation.models import (
     CitedWork,
     ExternalCitationMeasurement,
@@ -19,6 +18,7 @@ from curation.models import (
     StandingNotice,
     StandingSource,
 )
+from curation.paging import EstimatedCountPaginator
 from curation.references import normalize_title
 from curation.references.identifiers import canonical_arxiv_id, canonical_doi
 

@@ -12,12 +12,12 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from curation.admin.common import can_curate
-from curation.admin.paging import EstimatedCountPaginator
 from curation.audit import Actor
-from curation.ingestion import selectors, tasks
+from curation.ingestion import selectors
 from curation.ingestion.models import HarvestState, IngestionState, PaperIngestion, SourceBundle
-from curation.ingestion.services import MAX_IDS
+from curation.ingestion.services import ADD_REASON, MAX_IDS, papers_add
+from curation.paging import EstimatedCountPaginator
+from curation.permissions import can_curate
 from curation.states import ChangeSource
 
 # Warnings of a limit name its setting: "... the limit of 10,000 (CITEREC_MAX_SOURCE_REFERENCES)".
@@ -32,7 +32,7 @@ class AddPapersForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 8, "placeholder": "2401.00001\nhep-th/9901001"}),
         help_text=f"Up to {MAX_IDS}, one per line (or separated by spaces or commas); a version is ignored.",
     )
-    reason = forms.CharField(initial=tasks.ADD_REASON, max_length=2000)
+    reason = forms.CharField(initial=ADD_REASON, max_length=2000)
     force = forms.BooleanField(required=False, help_text="Read the source again even if this version was read")
 
     def clean_arxiv_ids(self) -> list[str]:
@@ -88,7 +88,7 @@ class PaperIngestionAdmin(admin.ModelAdmin):
     def ingest_again(self, request: HttpRequest, queryset: QuerySet[PaperIngestion]) -> None:
         """Queue the selected papers again, forcing a new read of their source."""
         ids = list(queryset.values_list("paper__arxiv_id", flat=True))
-        outcome = tasks.papers_add(arxiv_ids=ids, actor=Actor.for_user(request.user, ChangeSource.ADMIN),
+        outcome = papers_add(arxiv_ids=ids, actor=Actor.for_user(request.user, ChangeSource.ADMIN),
                                    reason="ingest again from the admin", force=True)  # fmt: skip
         queued = len(outcome.queued)
         self.message_user(request, f"{queued} paper{'' if queued == 1 else 's'} queued again")
@@ -110,7 +110,7 @@ class PaperIngestionAdmin(admin.ModelAdmin):
             return HttpResponse("Adding papers is for curators.", status=403)
         form = AddPapersForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
-            outcome = tasks.papers_add(
+            outcome = papers_add(
                 arxiv_ids=form.cleaned_data["arxiv_ids"],
                 actor=Actor.for_user(request.user, ChangeSource.ADMIN),
                 reason=form.cleaned_data["reason"], force=form.cleaned_data["force"],

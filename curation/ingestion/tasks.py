@@ -1,55 +1,28 @@
 """Celery jobs on the ingestion queue: thin callers of the ingestion services.
 
 All run with acks_late and are idempotent: a worker killed mid-job leaves the paper as it was
-or with its reference list imported, and the re-delivered job finishes it.
+or with its reference list imported, and the re-delivered job finishes it. Jobs that follow
+(papers, a harvest or a bundle chunk going on) are queued by the services, never from here.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from django.db import transaction
 
 from citerec.celery import failure_reason
 from curation.arxiv import ArxivUnavailable
 from curation.audit import Actor
-from curation.ingestion import grobid, selectors
+from curation.ingestion import grobid
 from curation.ingestion import services as ingestion
-from curation.ingestion.schedule import (
-    PAPER_MAX_RETRIES,
-    PAPER_RETRY_BACKOFF_MAX,
-    STALE_INGESTION_MINUTES,
-)
+from curation.ingestion.schedule import PAPER_MAX_RETRIES, PAPER_RETRY_BACKOFF_MAX
 from curation.resolution.services import DATABASE_UNAVAILABLE
 
 log = logging.getLogger(__name__)
-
-ADD_REASON = "paper added from arXiv"
-HARVEST_REASON = "arXiv metadata harvest"
-BUNDLE_REASON = "arXiv source bundle"
-
-
-def papers_add(
-    *, arxiv_ids: Sequence[str], actor: Actor, reason: str = ADD_REASON, force: bool = False
-) -> ingestion.RequestOutcome:
-    """Ask for papers and queue a job for each once the request is committed (every face)."""
-    outcome = ingestion.ingestion_request(arxiv_ids=arxiv_ids, actor=actor, reason=reason, force=force)
-    queue_papers(outcome.queued, reason=reason, force=force)
-    return outcome
-
-
-def queue_papers(arxiv_ids: Sequence[str], *, reason: str, force: bool = False) -> None:
-    """Queue one ingestion job per paper after the current transaction commits."""
-    for arxiv_id in arxiv_ids:
-        transaction.on_commit(
-            lambda a=arxiv_id: ingest_paper.delay(a, reason=reason, force=force)  # type: ignore[misc]
-        )
-
 
 # Outages of what a paper job calls: the job is retried later (never counted as the paper's fault).
 OUTAGES = (ArxivUnavailable, grobid.GrobidBusy, grobid.GrobidUnavailable)
@@ -84,7 +57,7 @@ class PaperTask(Task):
 
 @shared_task(bind=True, base=PaperTask, name="curation.ingestion.tasks.ingest_paper", acks_late=True)
 def ingest_paper(
-    self: Task, arxiv_id: str, reason: str = ADD_REASON, force: bool = False
+    self: Task, arxiv_id: str, reason: str = ingestion.ADD_REASON, force: bool = False
 ) -> dict[str, Any]:
     """Build one paper's record from arXiv (metadata, source, references, verdicts)."""
     try:
@@ -112,32 +85,25 @@ def harvest_arxiv(
     """Harvest arXiv metadata since the last harvest; queue papers that have a new version.
 
     At its soft time limit it stops cleanly (each page is stored with its resumption token)
-    and queues itself again to go on at once; one that stored no page before its limit fails
-    instead (no loop: the daily run resumes it).
+    and the harvest queues this job again to go on at once; one that stored no page before its
+    limit fails instead (no loop: the daily run resumes it).
     """
     outcome = ingestion.harvest_run(
-        actor=Actor.for_task(self), reason=HARVEST_REASON, set_spec=set_spec,
+        actor=Actor.for_task(self), reason=ingestion.HARVEST_REASON, set_spec=set_spec,
         from_date=date.fromisoformat(from_date) if from_date else None,
         stop_on=(SoftTimeLimitExceeded,),
     )  # fmt: skip
-    queue_papers(outcome.new_versions, reason=f"{HARVEST_REASON}: new arXiv version")
-    if outcome.stopped:
-        if not outcome.stored:
-            raise SoftTimeLimitExceeded("the harvest stored no page within its time limit")
-        harvest_arxiv.apply_async(kwargs={"set_spec": set_spec})  # resumes from the token
+    if outcome.stopped and not outcome.stored:
+        raise SoftTimeLimitExceeded("the harvest stored no page within its time limit")
     return {"records": outcome.records, "pages": outcome.pages,
             "new_versions": len(outcome.new_versions), "continued": outcome.stopped}  # fmt: skip
 
 
 @shared_task(bind=True, name="curation.ingestion.tasks.requeue_stale_ingestions", acks_late=True)
-def requeue_stale_ingestions(self: Task, minutes: int = STALE_INGESTION_MINUTES) -> list[str]:
-    """Queue again papers waiting longer than `minutes` with no job at work on them, and
-    PDF-only papers once GROBID is configured."""
-    stale = selectors.stale_ingestions(minutes=minutes) + ingestion.pdf_only_waiting()
-    if stale:
-        papers_add(arxiv_ids=stale, actor=Actor.for_task(self), reason="ingestion queued again",
-                   force=True)  # fmt: skip
-    return stale
+def requeue_stale_ingestions(self: Task, minutes: int | None = None) -> list[str]:
+    """Queue again papers waiting longer than `minutes` (default INGESTION_STALE_MINUTES) with
+    no job at work on them, and PDF-only papers once GROBID is configured."""
+    return ingestion.stale_ingestions_requeue(actor=Actor.for_task(self), minutes=minutes)
 
 
 @shared_task(bind=True, name="curation.ingestion.tasks.ingest_bundle_chunk", acks_late=True,
@@ -146,10 +112,7 @@ def requeue_stale_ingestions(self: Task, minutes: int = STALE_INGESTION_MINUTES)
 def ingest_bundle_chunk(self: Task, chunk_id: int) -> dict[str, Any]:
     """Ingest one chunk of a source bundle (a few dozen papers, no network); stopped at its
     soft time limit, it is queued again at once (read one paper at a time from then on)."""
-    outcome = ingestion.bundle_chunk_ingest(
-        chunk_id=chunk_id, actor=Actor.for_task(self), reason=BUNDLE_REASON,
+    return ingestion.bundle_chunk_ingest(
+        chunk_id=chunk_id, actor=Actor.for_task(self), reason=ingestion.BUNDLE_REASON,
         stop_on=(SoftTimeLimitExceeded,),
-    )  # fmt: skip
-    if outcome.stopped:
-        ingest_bundle_chunk.delay(chunk_id)
-    return outcome.summary()
+    ).summary()  # fmt: skip

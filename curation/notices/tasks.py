@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.utils import timezone
 
 from curation.audit import Actor
 from curation.selectors import cited_work_by_pk
 
-from .selectors import works_by_pk, works_due
-from .services import refresh, refresh_many
-from .services.follow import REFRESH_BATCH
+from .selectors import works_by_pk
+from .services import due_refreshes_queue, refresh, refresh_many
 
 log = logging.getLogger(__name__)
 
@@ -49,16 +46,15 @@ def refresh_works(
     """Refresh several cited works as one (one job per resolved chunk, one transaction for
     all: `refresh_many`); a work whose sources fail is logged and left to the never-asked-first
     scheduled sweep, the others are stored. At its soft time limit (Crossref's throttle is
-    shared by every worker) it stores the works asked and queues the rest again at once; one
-    that asked about no work within the limit fails instead (no loop: the sweep asks later)."""
+    shared by every worker) it stores the works asked and `refresh_many` queues the rest again
+    at once; one that asked about no work within the limit fails instead (no loop: the sweep
+    asks later)."""
     works = works_by_pk(work_ids)
     batch = refresh_many(
         works=works, actor=Actor.for_task(self), reason=reason, stop_on=(SoftTimeLimitExceeded,)
     )
-    if batch.left:
-        if len(batch.left) == len(works):
-            raise SoftTimeLimitExceeded("no cited work was asked about within the time limit")
-        refresh_works.delay(batch.left, reason)
+    if batch.left and len(batch.left) == len(works):
+        raise SoftTimeLimitExceeded("no cited work was asked about within the time limit")
     changed = sum(outcome.notices_changed for outcome in batch.outcomes)
     return {"works": len(work_ids), "notices_changed": changed, "failed": len(batch.failed),
             "queued_again": len(batch.left)}  # fmt: skip
@@ -67,8 +63,4 @@ def refresh_works(
 @shared_task(bind=True, name="curation.notices.tasks.refresh_due_works")
 def refresh_due_works(self: Task, batch: int = 200, max_age_hours: int = 24 * 7) -> int:
     """Queue a refresh for a batch of cited works not asked about lately (never-asked first)."""
-    before = timezone.now() - timedelta(hours=max_age_hours)
-    due = works_due(limit=batch, before=before)
-    for start in range(0, len(due), REFRESH_BATCH):
-        refresh_works.delay(due[start : start + REFRESH_BATCH])
-    return len(due)
+    return due_refreshes_queue(batch=batch, max_age_hours=max_age_hours)

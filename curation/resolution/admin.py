@@ -7,8 +7,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from curation.admin.common import can_curate
-from curation.admin.paging import EstimatedCountPaginator
+from curation.paging import EstimatedCountPaginator
+from curation.permissions import can_curate
 from curation.resolution.models import (
     CrossrefWork,
     ImportCheckpoint,
@@ -16,7 +16,7 @@ from curation.resolution.models import (
     ResolutionRun,
     RunStatus,
 )
-from curation.resolution.tasks import dispatch_run
+from curation.resolution.services import run_dispatch
 
 
 @admin.register(ResolutionRun)
@@ -45,7 +45,7 @@ class ResolutionRunAdmin(admin.ModelAdmin):
     def resume_runs(self, request: HttpRequest, queryset: QuerySet[ResolutionRun]) -> None:
         """Queue the unfinished chunks of the selected runs (done chunks are never redone)."""
         for run in queryset.exclude(status=RunStatus.DONE).order_by("pk"):
-            queued = dispatch_run(run.pk)
+            queued = run_dispatch(run_id=run.pk)
             self.message_user(request, f"run {run.pk}: {queued} unfinished chunks queued again")
 
 

@@ -7,12 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from citerec.env import env_int
-
-# A run nothing has touched (queued, taken or finished a chunk) for this long is re-queued.
-# A chunk takes seconds; the margin covers a backlog of other runs ahead of it on the queue.
-STALE_RUN_MINUTES = env_int("RESOLUTION_STALE_RUN_MINUTES", 15)
-
+# A run nothing has touched for RESOLUTION_STALE_RUN_MINUTES (a setting) is re-queued by the
+# beat entry below.
 # Chunk jobs retry database errors and busy chunks with exponential backoff (2 s, 4 s, ...,
 # capped): about 10 minutes in all before the chunk is recorded as failed on its run.
 CHUNK_MAX_RETRIES = 8

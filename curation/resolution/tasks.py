@@ -4,6 +4,7 @@ All are idempotent with acks_late: a worker killed mid-chunk rolls its transacti
 re-delivered job redoes the chunk; a chunk already done is skipped (and says so), so nothing is
 counted twice. Chunk jobs retry database errors with backoff; runs nobody touches for a while
 are re-queued by a beat job (`redispatch_stale_runs`), and `resolve --resume RUN` does it by hand.
+Jobs that follow are queued by the services (`curation.queueing`), never from here.
 """
 
 from __future__ import annotations
@@ -14,21 +15,14 @@ from typing import Any
 from celery import Task, shared_task
 from django.db.models import QuerySet
 
-from citerec.celery import app, failure_reason
+from citerec.celery import failure_reason
 from curation.audit import Actor
 from curation.models import Observation
 from curation.resolution import selectors, services
-from curation.resolution.schedule import (
-    CHUNK_MAX_RETRIES,
-    CHUNK_RETRY_BACKOFF_MAX,
-    STALE_RUN_MINUTES,
-)
+from curation.resolution.schedule import CHUNK_MAX_RETRIES, CHUNK_RETRY_BACKOFF_MAX
 from curation.selectors import observation_by_pk
 
 log = logging.getLogger(__name__)
-
-QUEUE = "resolution"  # where these jobs are routed (settings.CELERY_TASK_ROUTES)
-REQUEUE_REASON = "catalogue grew: retry unresolved and malformed references"
 
 
 @shared_task(bind=True, name="curation.resolution.tasks.resolve_observation", acks_late=True)
@@ -81,56 +75,21 @@ def resolve_chunk(self: Task, chunk_id: int) -> dict[str, Any]:
     return services.chunk_resolve(chunk_id=chunk_id, actor=Actor.for_task(self)).summary()
 
 
-def dispatch_run(run_id: int) -> int:
-    """Queue every unfinished chunk of a run; return how many were queued."""
-    chunk_ids = services.run_unfinished_chunks(run_id)
-    for chunk_id in chunk_ids:
-        resolve_chunk.delay(chunk_id)
-    return len(chunk_ids)
-
-
-def resolution_jobs_waiting() -> int:
-    """Return how many jobs wait on the broker's resolution queue (0 when tasks run eagerly)."""
-    if app.conf.task_always_eager:
-        return 0
-    with app.connection_for_read() as conn:
-        # Declared as the publisher declares it (idempotent); a passive declare would not do:
-        # kombu's Redis transport checks existence without REDIS_KEY_PREFIX and says "no queue".
-        declared = app.amqp.queues[QUEUE].bind(conn.default_channel).queue_declare()
-        return int(declared.message_count)
-
-
 @shared_task(bind=True, name="curation.resolution.tasks.redispatch_stale_runs", acks_late=True)
-def redispatch_stale_runs(self: Task, minutes: float = STALE_RUN_MINUTES) -> list[int]:
-    """Re-queue the unfinished chunks of runs nothing has touched for `minutes`.
-
-    Not while jobs wait on the resolution queue: a run behind a long backlog is untouched only
-    because its chunks have not come up yet, and queueing them again would only lengthen the
-    backlog (every sweep once more). A run whose messages were lost is re-queued once the
-    queue has drained.
-    """
-    run_ids = selectors.stale_runs(minutes=minutes)
-    if run_ids and (waiting := resolution_jobs_waiting()):
-        log.info(
-            "runs %s look stale but %s jobs wait on %s: not queued again", run_ids, waiting, QUEUE
-        )
-        return []
-    for run_id in run_ids:
-        queued = dispatch_run(run_id)
-        log.warning("run %s was stale: %s unfinished chunks queued again", run_id, queued)
-    return run_ids
+def redispatch_stale_runs(self: Task, minutes: float | None = None) -> list[int]:
+    """Re-queue the unfinished chunks of runs nothing has touched for `minutes` (default
+    RESOLUTION_STALE_RUN_MINUTES; not while jobs wait on the resolution queue)."""
+    return services.stale_runs_redispatch(minutes=minutes)
 
 
 def _run_for_job(
     task: Task, observations: QuerySet[Observation], selection: dict[str, Any], reason: str
 ) -> int:
     """Create the job's run (once per job: a re-delivered job gets the same run) and queue it."""
-    run = services.run_create(
+    return services.run_create(
         observations=observations, selection=selection, actor=Actor.for_task(task), reason=reason,
-        job_id=task.request.id,
-    )  # fmt: skip
-    dispatch_run(run.pk)  # again on a re-delivery: chunks done already are skipped by the workers
-    return run.pk
+        job_id=task.request.id, queue=True,
+    ).pk  # fmt: skip
 
 
 @shared_task(bind=True, name="curation.resolution.tasks.resolve_paper", acks_late=True)
@@ -153,6 +112,6 @@ def resolve_batch(
 
 
 @shared_task(bind=True, name="curation.resolution.tasks.requeue_after_import", acks_late=True)
-def requeue_after_import(self: Task, reason: str = REQUEUE_REASON) -> int:
+def requeue_after_import(self: Task, reason: str = services.REQUEUE_REASON) -> int:
     """Re-resolve unpinned unresolved and malformed observations after a catalogue grew."""
     return _run_for_job(self, selectors.retry_candidates(), {"requeue": "catalogue import"}, reason)

@@ -115,7 +115,7 @@ def _soft_limit_on_page(monkeypatch: pytest.MonkeyPatch, page: int) -> list[dict
     real_send, sent = tasks.harvest_arxiv.apply_async, []
 
     def send(*args: object, **kwargs: object) -> object:
-        sent.append(kwargs)
+        sent.append({k: v for k, v in kwargs.items() if v})  # queue_on_commit sends args=()
         return real_send(*args, **kwargs)
 
     monkeypatch.setattr(tasks.harvest_arxiv, "apply_async", send)
@@ -123,13 +123,14 @@ def _soft_limit_on_page(monkeypatch: pytest.MonkeyPatch, page: int) -> list[dict
 
 
 def test_harvest_arxiv_at_its_soft_time_limit_keeps_its_pages_and_goes_on_at_once(
-    fake_arxiv, monkeypatch: pytest.MonkeyPatch
+    fake_arxiv, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks
 ) -> None:  # type: ignore[no-untyped-def]
     from curation.ingestion import tasks
 
     five_records(fake_arxiv)
     sent = _soft_limit_on_page(monkeypatch, 2)
-    first = tasks.harvest_arxiv.apply(kwargs={"from_date": "2024-01-01"}).get()
+    with django_capture_on_commit_callbacks(execute=True):  # as outside a test's transaction
+        first = tasks.harvest_arxiv.apply(kwargs={"from_date": "2024-01-01"}).get()
     assert first["continued"] is True and sent == [{"kwargs": {"set_spec": ""}}]
     # The continuation resumed at the page the limit interrupted, and finished the harvest.
     assert set(Paper.objects.filter(in_catalogue=True).values_list("arxiv_id", flat=True)) == (

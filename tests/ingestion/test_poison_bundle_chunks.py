@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -114,7 +115,7 @@ def _ingest_again(path: Path) -> str:
 
 @pytest.mark.django_db(transaction=False)
 def test_a_chunk_at_its_soft_time_limit_goes_on_one_paper_at_a_time(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
     # The poison outlasts every take's soft time limit. The whole chunk stops (nothing kept) and
     # is queued again, read one paper at a time: the good papers before it are kept, the take
@@ -133,8 +134,10 @@ def test_a_chunk_at_its_soft_time_limit_goes_on_one_paper_at_a_time(
 
     monkeypatch.setattr(bundles, "_item_ingest", ingest)
     path = _bundle(tmp_path)
-    call_command("ingest_source_bundle", str(path), "--chunk-size", "4", stdout=io.StringIO())
-    # (jobs run at once in tests: each take queued again ran within the first)
+    # (jobs run at once in tests, here once the command's writes "commit": each take queued
+    # again ran after the one before)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("ingest_source_bundle", str(path), "--chunk-size", "4", stdout=io.StringIO())
     takes = [GOOD[0], GOOD[1], POISON]
     assert read == takes + takes + [POISON, GOOD[2]]
     assert states() == {

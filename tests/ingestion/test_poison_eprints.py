@@ -13,10 +13,12 @@ import signal
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 
 from curation.audit import Actor
 from curation.ingestion import tasks
 from curation.ingestion.models import IngestionState, PaperIngestion
+from curation.ingestion.services import papers_add
 from tests.arxiv.fake_arxiv import gzipped
 from tests.ingestion.test_workers import arxiv_env
 from tests.workers import Worker, queued, start_worker, wait_for, workers
@@ -73,7 +75,7 @@ def test_a_paper_past_the_hard_time_limit_fails_with_the_reason(
     env = arxiv_env(broker, fake_arxiv, tmp_path, **limits(monkeypatch, 3, None))
     with workers() as running:
         running.append(start_worker(env, name="poisoned", concurrency=1))
-        tasks.papers_add(arxiv_ids=[PAPER], actor=ACTOR)
+        papers_add(arxiv_ids=[PAPER], actor=ACTOR)
         wait_for(settled, timeout=120, running=running, what="the paper to fail")
         output = running[0].stop()
     found = ingestion()
@@ -94,7 +96,7 @@ def test_a_soft_time_limit_fails_the_paper_saying_so(
     env = arxiv_env(broker, fake_arxiv, tmp_path, **limits(monkeypatch, 100, 2))
     with workers() as running:
         running.append(start_worker(env, name="soft", concurrency=1))
-        tasks.papers_add(arxiv_ids=[PAPER], actor=ACTOR)
+        papers_add(arxiv_ids=[PAPER], actor=ACTOR)
         wait_for(settled, timeout=120, running=running, what="the paper to fail")
     found = ingestion()
     assert found.state == IngestionState.FAILED, (found.state, found.error)
@@ -119,7 +121,7 @@ def test_a_paper_that_kills_its_worker_twice_is_failed_not_redelivered_forever(
     with workers() as running:
         worker = start_worker(env, name="killed", concurrency=1)
         running.append(worker)
-        tasks.papers_add(arxiv_ids=[PAPER], actor=ACTOR)
+        papers_add(arxiv_ids=[PAPER], actor=ACTOR)
         for attempt in (1, 2):
             wait_for(lambda a=attempt: ingestion().attempts == a,  # type: ignore[misc]
                      timeout=120, running=running, what=f"attempt {attempt}")  # fmt: skip
@@ -132,7 +134,7 @@ def test_a_paper_that_kills_its_worker_twice_is_failed_not_redelivered_forever(
     assert found.attempts == 2 and found.interrupted == 0
     nothing_queues_it_again(broker)
     # Asked for again by a person, it gets two fresh attempts.
-    tasks.papers_add(arxiv_ids=[PAPER], actor=ACTOR)
+    papers_add(arxiv_ids=[PAPER], actor=ACTOR)
     assert ingestion().state == IngestionState.QUEUED
 
 
@@ -157,7 +159,7 @@ def test_a_list_past_the_reference_cap_says_so_on_the_ingestion(fake_arxiv, monk
 
     from tests.ingestion.conftest import add_papers
 
-    monkeypatch.setenv("CITEREC_MAX_SOURCE_REFERENCES", "5")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_SOURCE_REFERENCES", 5)
     fake_arxiv.add_record(PAPER, title="A long bibliography")
     fake_arxiv.add_eprint(PAPER, slow_eprint(references=12))
     add_papers(PAPER)

@@ -11,8 +11,8 @@ from django.db import connections
 from rest_framework.test import APIClient
 
 from curation.audit import Actor
-from curation.ingestion import tasks
 from curation.ingestion.models import IngestionState, PaperIngestion
+from curation.ingestion.services import papers_add
 from curation.models import Observation
 from tests.ingestion.conftest import dev_source
 from tests.resolution.test_runs_workers import waiting_backend
@@ -48,7 +48,7 @@ def test_add_papers_on_real_workers_then_the_api_serves_the_record(broker: str, 
     fake_arxiv.add_eprint("2401.00002", dev_source("kdpenner__dustmorph"))
     with workers() as running:
         running.append(start_worker(arxiv_env(broker, fake_arxiv, tmp_path), name="ingest", concurrency=2))
-        outcome = tasks.papers_add(arxiv_ids=[PAPER, "2401.00002"], actor=ACTOR)
+        outcome = papers_add(arxiv_ids=[PAPER, "2401.00002"], actor=ACTOR)
         assert outcome.queued == [PAPER, "2401.00002"]
         wait_for(lambda: done() and done("2401.00002"), timeout=120, running=running, what="both papers")
         output = running[0].stop()
@@ -67,7 +67,7 @@ def test_a_worker_killed_mid_ingestion_loses_nothing(broker: str, fake_arxiv, tm
     with workers() as running:
         try:
             with other.cursor() as cursor:
-                tasks.papers_add(arxiv_ids=[PAPER], actor=ACTOR)  # the paper row exists from here
+                papers_add(arxiv_ids=[PAPER], actor=ACTOR)  # the paper row exists from here
                 cursor.execute("BEGIN")
                 # The worker's first write (the paper's metadata) waits on this lock: mid-ingestion.
                 cursor.execute("SELECT id FROM curation_paper WHERE arxiv_id = %s FOR UPDATE", [PAPER])

@@ -47,7 +47,8 @@ def queued(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Record the refreshes queued instead of running them (no source is asked in tests)."""
     calls: list[int] = []
     monkeypatch.setattr(
-        "curation.notices.tasks.refresh_works.delay", lambda work_ids, **kw: calls.extend(work_ids)
+        "curation.notices.tasks.refresh_works.apply_async",
+        lambda args, kwargs: calls.extend(args[0]),
     )
     return calls
 

@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 
 from curation.notices.models import RetractionWatchRecord
@@ -76,7 +77,7 @@ def test_a_dois_with_markup_is_refused_with_its_row(tmp_path: Path) -> None:
 def test_a_cell_over_the_field_limit_is_refused_with_its_column(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_CSV_FIELD_CHARS", "1000")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_CSV_FIELD_CHARS", 1000)
     path = write(tmp_path, row(1, Notes="n" * 1001), row(2, Title="t" * 200_000), row(3))
 
     out, errors = run(path)
@@ -108,7 +109,7 @@ def test_values_past_their_columns_are_row_errors_not_a_database_error(tmp_path:
 def test_a_file_over_the_size_limit_is_refused_unread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_CSV_FILE_BYTES", "500")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_CSV_FILE_BYTES", 500)
     path = write(tmp_path, *(row(n) for n in range(1, 20)))
 
     with pytest.raises(CommandError) as caught:

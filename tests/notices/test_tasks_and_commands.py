@@ -55,13 +55,19 @@ def test_refresh_notices_all_and_unknown_work(crossref: FakeCrossref) -> None:
         call_command("refresh_notices", "--work", "10.1000/nobody", stdout=io.StringIO())
 
 
-def test_beat_task_refreshes_never_asked_works_first(crossref: FakeCrossref) -> None:
+def test_beat_task_refreshes_never_asked_works_first(
+    crossref: FakeCrossref, django_capture_on_commit_callbacks: Any
+) -> None:
     import_citing_record(dois=["10.1000/a", "10.1000/b"])
     _serve(crossref, "10.1000/a", "10.1000/b")
 
-    first = refresh_due_works.delay(batch=1).get()
-    second = refresh_due_works.delay(batch=5).get()
-    third = refresh_due_works.delay(batch=5).get()
+    # Each beat job's refreshes are queued on commit: run them as outside a test's transaction.
+    with django_capture_on_commit_callbacks(execute=True):
+        first = refresh_due_works.delay(batch=1).get()
+    with django_capture_on_commit_callbacks(execute=True):
+        second = refresh_due_works.delay(batch=5).get()
+    with django_capture_on_commit_callbacks(execute=True):
+        third = refresh_due_works.delay(batch=5).get()
 
     assert (first, second, third) == (1, 1, 0)  # each work once, then none is due
     asked = set(SourceReceipt.objects.values_list("work_id", flat=True))
@@ -106,18 +112,18 @@ def _soft_limit_at(monkeypatch: pytest.MonkeyPatch, doi: str) -> list[Any]:
         return real_ask(keys, *args)
 
     monkeypatch.setattr(refresh_module, "ask_sources", ask)
-    real_delay = refresh_works.delay
+    real_send = refresh_works.apply_async
 
-    def delay(*args: Any, **kwargs: Any) -> Any:
-        sent.append(args)
-        return real_delay(*args, **kwargs)
+    def send(args: Any, kwargs: Any) -> Any:
+        sent.append((*args, *kwargs.values()))
+        return real_send(args=args, kwargs=kwargs)
 
-    monkeypatch.setattr(refresh_works, "delay", delay)
+    monkeypatch.setattr(refresh_works, "apply_async", send)
     return sent
 
 
 def test_a_batch_refresh_at_its_soft_time_limit_stores_what_it_asked_and_goes_on(
-    crossref: FakeCrossref, monkeypatch: pytest.MonkeyPatch
+    crossref: FakeCrossref, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
     dois = ("10.1000/a", "10.1000/b", "10.1000/c")
     import_citing_record(dois=list(dois))
@@ -125,7 +131,8 @@ def test_a_batch_refresh_at_its_soft_time_limit_stores_what_it_asked_and_goes_on
     ids = [work_for(d).pk for d in dois]
     sent = _soft_limit_at(monkeypatch, "10.1000/b")
 
-    result = refresh_works.apply((ids,), {"reason": "first notice check"}).get()
+    with django_capture_on_commit_callbacks(execute=True):  # as outside a test's transaction
+        result = refresh_works.apply((ids,), {"reason": "first notice check"}).get()
 
     assert (result["failed"], result["queued_again"]) == (0, 2)
     assert sent == [(ids[1:], "first notice check")]

@@ -7,11 +7,15 @@ import copy
 import io
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -65,7 +69,7 @@ def assert_refused_alone(folder: Path, bad: Path, where: str, *words: str) -> No
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_JSON_FILE_BYTES", str(200_000))
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_JSON_FILE_BYTES", 200_000)
     bad = tmp_path / "a_big.json"
     bad.write_text(json.dumps(edited(lambda d: d["paper"].__setitem__("title", "x" * 200_001))))
 
@@ -118,7 +122,7 @@ def test_100k_deep_nesting_is_refused_and_the_next_file_imports(tmp_path: Path) 
 def test_nesting_past_the_limit_but_parseable_names_the_json_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_JSON_DEPTH", "8")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_JSON_DEPTH", 8)
     deep: Any = "leaf"
     for _ in range(10):
         deep = [deep]
@@ -175,12 +179,29 @@ def test_values_their_column_cannot_hold_are_refused(
     assert_refused_alone(tmp_path, bad, where, *words)
 
 
-def test_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CITEREC_MAX_STRING_CHARS", "123")
+def test_limits_come_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_STRING_CHARS", 123)
     assert current_limits().string_chars == 123
-    monkeypatch.setenv("CITEREC_MAX_STRING_CHARS", "0")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_STRING_CHARS", 0)
     with pytest.raises(ValueError, match="CITEREC_MAX_STRING_CHARS"):
         current_limits()
+
+
+def test_the_settings_read_each_limit_from_the_environment() -> None:
+    """Settings read CITEREC_MAX_<NAME> for every limit (a limit left out would fail here)."""
+    values = {Limits.setting(spec.name): 1000 + n for n, spec in enumerate(fields(Limits))}
+    script = (
+        "import django; django.setup(); from curation.limits import current_limits; "
+        "print(current_limits())"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"}
+    env.update({name: str(value) for name, value in values.items()})
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )  # fmt: skip
+    expected = Limits(**{spec.name: 1000 + n for n, spec in enumerate(fields(Limits))})
+    assert result.stdout.strip() == repr(expected)
 
 
 def test_a_file_that_grows_after_its_size_was_checked_is_still_not_read_whole(

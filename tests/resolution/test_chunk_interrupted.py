@@ -27,7 +27,7 @@ def _killed(**kwargs: Any) -> None:
 
 @pytest.mark.django_db
 def test_a_chunk_whose_takes_never_ended_twice_is_failed_and_not_queued_again(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
     run = runs.make_run(8, 4)
     first = ResolutionChunk.objects.filter(run=run).order_by("number").first()
@@ -54,7 +54,8 @@ def test_a_chunk_whose_takes_never_ended_twice_is_failed_and_not_queued_again(
     assert tasks.redispatch_stale_runs.delay().get() == []
 
     # Resumed by a person, the chunk gets fresh takes.
-    call_command("resolve", "--resume", str(run.pk), stdout=io.StringIO())
+    with django_capture_on_commit_callbacks(execute=True):  # as outside a test's transaction
+        call_command("resolve", "--resume", str(run.pk), stdout=io.StringIO())
     run.refresh_from_db()
     assert (run.status, run.done) == (RunStatus.DONE, 8)
 

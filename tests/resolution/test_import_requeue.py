@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from curation.resolution.management import reporting
+from curation.resolution.services import dispatch
 from tests.resolution.snapshot import snapshot_line
 
 pytestmark = pytest.mark.django_db
@@ -26,9 +26,9 @@ WORKS = [json.dumps({"DOI": f"10.1000/w{n}", "title": [f"Work {n} " + "pad " * (
 
 @pytest.fixture
 def queued(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record each re-resolution the import commands queue, instead of queueing it."""
+    """Record each re-resolution the import commands queue (by task name), instead of queueing it."""
     calls: list[str] = []
-    monkeypatch.setattr(reporting.requeue_after_import, "delay", lambda: calls.append("requeue"))
+    monkeypatch.setattr(dispatch, "queue_on_commit", lambda task, *args, **kwargs: calls.append(task))
     return calls
 
 
@@ -74,5 +74,5 @@ def test_the_run_that_finishes_a_truncated_snapshot_queues_the_re_resolution(
     out, error = run("import_arxiv_snapshot", path)
 
     assert error is None
-    assert queued == ["requeue"]
+    assert queued == ["curation.resolution.tasks.requeue_after_import"]
     assert "re-queued unresolved and malformed references" in out

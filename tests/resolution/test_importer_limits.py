@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -43,7 +44,7 @@ def skipped(err: str) -> list[str]:
 def test_snapshot_lines_over_the_limits_are_skipped_by_number(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_LINE_BYTES", "2000")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_LINE_BYTES", 2000)
     nul_title = json.dumps(json.loads(paper(5)) | {"title": "Nul\u0000 inside"})
     path = tmp_path / "snap.jsonl"
     path.write_text(
@@ -59,7 +60,7 @@ def test_snapshot_lines_over_the_limits_are_skipped_by_number(
         )
         + "\n"
     )
-    monkeypatch.setenv("CITEREC_MAX_STRING_CHARS", "1000")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_STRING_CHARS", 1000)
 
     out, err, error = run("import_arxiv_snapshot", path)
 
@@ -128,7 +129,7 @@ def test_a_truncated_gzip_snapshot_keeps_the_lines_read_and_fails_in_one_line(
 def test_crossref_lines_over_the_limits_are_skipped_and_a_truncated_gzip_fails_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_LINE_BYTES", "2000")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_LINE_BYTES", 2000)
     path = tmp_path / "works.jsonl"
     path.write_text(
         "\n".join([work(1), work(2, "x" * 3000), "[" * 100_000, work(3, "Nul\u0000 title")]) + "\n"
@@ -155,7 +156,7 @@ def test_crossref_lines_over_the_limits_are_skipped_and_a_truncated_gzip_fails_i
 def test_a_crossref_items_document_over_the_size_or_depth_limit_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_JSON_FILE_BYTES", "5000")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_JSON_FILE_BYTES", 5000)
     big = tmp_path / "big.json"
     big.write_text(json.dumps({"items": [json.loads(work(n)) for n in range(200)]}))
     deep = tmp_path / "deep.json"

@@ -18,9 +18,11 @@ from django.utils import timezone
 
 from citerec.celery import app
 from curation.models import Resolution
+from curation.queueing import jobs_waiting
 from curation.resolution import selectors, services, tasks
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
 from curation.resolution.services import runs as run_services
+from curation.resolution.services.dispatch import QUEUE
 from tests.resolution import runs
 
 ACTOR = runs.ACTOR
@@ -113,7 +115,7 @@ def test_concurrent_chunks_of_one_run_both_resolve() -> None:
 
 @pytest.mark.django_db
 def test_database_errors_are_retried_then_recorded_and_resume_finishes(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
     run = make_run()
     calls: list[int] = []
@@ -138,7 +140,8 @@ def test_database_errors_are_retried_then_recorded_and_resume_finishes(
 
     monkeypatch.setattr(run_services, "observations_resolve", real)
     out = io.StringIO()
-    call_command("resolve", "--resume", str(run.pk), stdout=out)  # tasks run in process here
+    with django_capture_on_commit_callbacks(execute=True):  # as outside a test's transaction
+        call_command("resolve", "--resume", str(run.pk), stdout=out)  # tasks run in process here
     run.refresh_from_db()
     assert (run.status, run.done, run.total) == (RunStatus.DONE, 12, 12)
     assert Resolution.objects.count() == 12
@@ -154,7 +157,7 @@ def test_resume_of_a_finished_run_does_nothing() -> None:
 
 
 @pytest.mark.django_db
-def test_a_stale_run_is_found_and_queued_again() -> None:
+def test_a_stale_run_is_found_and_queued_again(django_capture_on_commit_callbacks: Any) -> None:
     stale = make_run(count=8)
     old = timezone.now() - dt.timedelta(hours=1)
     ResolutionRun.objects.filter(pk=stale.pk).update(created_at=old, dispatched_at=old)
@@ -166,7 +169,8 @@ def test_a_stale_run_is_found_and_queued_again() -> None:
         actor=ACTOR, reason="fresh", chunk_size=4,
     )  # fmt: skip
     assert selectors.stale_runs(minutes=15) == [stale.pk]  # the fresh one was just created
-    assert tasks.redispatch_stale_runs.delay().get() == [stale.pk]  # in process: resolves it
+    with django_capture_on_commit_callbacks(execute=True):  # as outside a test's transaction
+        assert tasks.redispatch_stale_runs.delay().get() == [stale.pk]  # in process: resolves it
     stale.refresh_from_db()
     assert (stale.status, stale.done) == (RunStatus.DONE, 8)
     assert selectors.stale_runs(minutes=15) == []
@@ -174,13 +178,14 @@ def test_a_stale_run_is_found_and_queued_again() -> None:
 
 
 @pytest.mark.django_db
-def test_admin_action_resumes_runs(admin_client: Any) -> None:
+def test_admin_action_resumes_runs(admin_client: Any, django_capture_on_commit_callbacks: Any) -> None:
     run = make_run(count=4)
-    response = admin_client.post(
-        "/admin/resolution/resolutionrun/",
-        {"action": "resume_runs", "_selected_action": [run.pk]},
-        follow=True,
-    )
+    with django_capture_on_commit_callbacks(execute=True):  # as outside a test's transaction
+        response = admin_client.post(
+            "/admin/resolution/resolutionrun/",
+            {"action": "resume_runs", "_selected_action": [run.pk]},
+            follow=True,
+        )
     messages = [str(m) for m in response.context["messages"]]
     assert messages == [f"run {run.pk}: 1 unfinished chunks queued again"], response.content[-3000:]
     run.refresh_from_db()
@@ -188,11 +193,16 @@ def test_admin_action_resumes_runs(admin_client: Any) -> None:
 
 
 @pytest.mark.django_db
-def test_a_job_delivered_again_gets_the_run_it_made_not_a_second_one() -> None:
+def test_a_job_delivered_again_gets_the_run_it_made_not_a_second_one(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     make_run(count=10, chunk_size=4)
     ResolutionRun.objects.all().delete()  # keep the observations, start from no run
     job = "4b1c0d5e-job-delivered-twice"
-    delivery = tasks.resolve_batch.apply(kwargs={"reason": "all", "everything": True}, task_id=job)
+    with django_capture_on_commit_callbacks(execute=True):  # as outside a test's transaction
+        delivery = tasks.resolve_batch.apply(
+            kwargs={"reason": "all", "everything": True}, task_id=job
+        )
     run = ResolutionRun.objects.get(pk=delivery.get())
     assert (run.selection, run.total, run.status) == (
         {"state": None, "all": True, "job": job}, 10, RunStatus.DONE,
@@ -229,7 +239,7 @@ def broker_queue() -> Any:
 
     def purge() -> None:
         with app.connection_for_write() as conn:
-            conn.default_channel.queue_purge(tasks.QUEUE)
+            conn.default_channel.queue_purge(QUEUE)
 
     purge()
     try:
@@ -240,16 +250,19 @@ def broker_queue() -> Any:
 
 
 @pytest.mark.django_db
-def test_a_run_waiting_behind_a_backlog_is_not_queued_again(broker_queue: None) -> None:
+def test_a_run_waiting_behind_a_backlog_is_not_queued_again(
+    broker_queue: None, django_capture_on_commit_callbacks: Any
+) -> None:
     stale = make_run(count=8)
     old = timezone.now() - dt.timedelta(hours=1)
     ResolutionRun.objects.filter(pk=stale.pk).update(created_at=old, dispatched_at=old)
     assert selectors.stale_runs(minutes=15) == [stale.pk]
     tasks.resolve_chunk.delay(chunks(stale)[0].pk)  # a job still waiting its turn
-    assert tasks.resolution_jobs_waiting() == 1
+    assert jobs_waiting(QUEUE) == 1
     assert tasks.redispatch_stale_runs.run() == []
-    assert tasks.resolution_jobs_waiting() == 1  # nothing added to the backlog
+    assert jobs_waiting(QUEUE) == 1  # nothing added to the backlog
     with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(tasks.QUEUE)  # the backlog drained; this run's job lost
-    assert tasks.redispatch_stale_runs.run() == [stale.pk]
-    assert tasks.resolution_jobs_waiting() == 2  # its two unfinished chunks, once each
+        conn.default_channel.queue_purge(QUEUE)  # the backlog drained; this run's job lost
+    with django_capture_on_commit_callbacks(execute=True):  # as outside a test's transaction
+        assert tasks.redispatch_stale_runs.run() == [stale.pk]
+    assert jobs_waiting(QUEUE) == 2  # its two unfinished chunks, once each

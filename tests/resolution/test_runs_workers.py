@@ -25,7 +25,7 @@ from curation.audit import Actor
 from curation.models import Resolution
 from curation.resolution import services
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
-from curation.resolution.tasks import dispatch_run
+from curation.resolution.services import run_dispatch
 from tests.resolution.runs import make_run
 from tests.workers import Worker, queued, start_worker, wait_for, worker_env, workers
 
@@ -98,7 +98,7 @@ def start_mid_chunk(
     """Start a worker, queue the run, and return once the worker waits inside chunk 0."""
     worker = start_worker(env, name=name, concurrency=1)
     running.append(worker)
-    dispatch_run(run.pk)
+    run_dispatch(run_id=run.pk)
     wait_for(lambda: chunk_waiting(run), timeout=60, running=running, what="mid-chunk")
     return worker
 
@@ -106,7 +106,7 @@ def start_mid_chunk(
 def test_two_pool_processes_finish_a_run(broker: str, run: ResolutionRun) -> None:
     with workers() as running:
         running.append(start_worker(worker_env(broker), name="pair", concurrency=2))
-        dispatch_run(run.pk)
+        run_dispatch(run_id=run.pk)
         wait_for(lambda: finished(run), timeout=90, running=running, what="the run")
     assert_resolved_once(run)
 
@@ -118,7 +118,7 @@ def test_two_workers_finish_one_run(broker: str, run: ResolutionRun) -> None:
         # Both must be consuming before the chunks are queued, or the first one up may take
         # them all while the second one is still starting (a fresh clone's CI saw exactly that).
         wait_for(lambda: all(w.ready() for w in running), timeout=60, running=running, what="ready")
-        dispatch_run(run.pk)
+        run_dispatch(run_id=run.pk)
         wait_for(lambda: finished(run), timeout=90, running=running, what="the run")
         outputs = [w.stop() for w in running]
     assert_resolved_once(run)
@@ -188,7 +188,7 @@ def test_a_worker_without_its_database_leaves_the_queue_alone(
     with workers() as running:
         bad = start_worker(wrong, name="lost", concurrency=2)
         running.append(bad)
-        dispatch_run(run.pk)
+        run_dispatch(run_id=run.pk)
         wait_for(lambda: bad.popen.poll() is not None, timeout=60, running=running, what="exit")
         assert bad.popen.returncode != 0
         assert queued(broker) == chunks  # it took nothing

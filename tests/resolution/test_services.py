@@ -6,6 +6,7 @@ import datetime as dt
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -79,6 +80,20 @@ def test_resolving_again_changes_nothing(catalogue: None) -> None:
     assert Observation.objects.get(pk=obs.pk).revision == 2
 
 
+def test_new_evidence_alone_is_stored_without_a_new_revision(catalogue: None) -> None:
+    from curation.audit import audited
+
+    obs = observe("Sara Hooker. The Hardware Lottery, 2020.")
+    resolve(obs)
+    computed = Resolution.objects.get(observation=obs).evidence
+    with audited(ACTOR, "test setup: evidence from an older resolver"):
+        Resolution.objects.filter(observation=obs).update(evidence={"older": True})
+    outcome = resolve(Observation.objects.get(pk=obs.pk))
+    assert (outcome.changed, outcome.unchanged) == (0, 1)
+    assert Resolution.objects.get(observation=obs).evidence == computed
+    assert Observation.objects.get(pk=obs.pk).revision == 2
+
+
 def test_unverified_states_link_nothing(catalogue: None) -> None:
     obs = observe("Smith, J. Quantum Gravity for Beginners. arXiv:1913.12345, 2019.")
     resolve(obs)
@@ -144,13 +159,16 @@ def test_a_chunk_delivered_twice_is_counted_once(catalogue: None) -> None:
     assert run.progress == 1.0
 
 
-def test_catalogue_import_requeues_unresolved_unpinned(tmp_path: Path) -> None:
+def test_catalogue_import_requeues_unresolved_unpinned(
+    tmp_path: Path, django_capture_on_commit_callbacks: Any
+) -> None:
     obs = observe("Sara Hooker. The Hardware Lottery, 2020.")
     pinned = observe("Sara Hooker. The Hardware Lottery again, 2020.", index=2, pinned=True)
     resolve(obs)
     assert Observation.objects.get(pk=obs.pk).resolution.status == "unresolved"
-    call_command("import_arxiv_snapshot", str(FIXTURES / "seed_catalogue.jsonl"),
-                 stdout=io.StringIO(), verbosity=0)  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=True):  # as outside a test's transaction
+        call_command("import_arxiv_snapshot", str(FIXTURES / "seed_catalogue.jsonl"),
+                     stdout=io.StringIO(), verbosity=0)  # fmt: skip
     assert Observation.objects.get(pk=obs.pk).resolution.status == "verified_exact"
     run = ResolutionRun.objects.get()
     assert run.selection == {"requeue": "catalogue import", "job": run.selection["job"]}

@@ -6,6 +6,7 @@ import io
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import call_command
 
 from curation.audit import Actor
@@ -35,7 +36,7 @@ def correct(observation: Observation, **changes: object) -> Observation:
 def test_an_over_long_correction_is_refused_and_nothing_written(
     observation: Observation, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_STRING_CHARS", "100")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_STRING_CHARS", 100)
     before = Observation.objects.get(pk=observation.pk)
     with pytest.raises(CurationError) as refused:
         correct(observation, **{name: "x" * 101})

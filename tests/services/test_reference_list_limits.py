@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -24,7 +25,7 @@ def run(path: Path) -> tuple[str, str]:
 def test_a_file_over_the_size_limit_is_refused_and_nothing_is_stored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_REFERENCE_FILE_BYTES", "1000")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_REFERENCE_FILE_BYTES", 1000)
     path = tmp_path / "refs.txt"
     path.write_text("[1] Smith, J. A fine title. 2020.\n" * 40)
 
@@ -41,7 +42,7 @@ def test_a_file_over_the_size_limit_is_refused_and_nothing_is_stored(
 def test_a_reference_over_the_text_limit_keeps_its_start_in_its_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("CITEREC_MAX_REFERENCE_CHARS", "100")
+    monkeypatch.setattr(django_settings, "CITEREC_MAX_REFERENCE_CHARS", 100)
     path = tmp_path / "refs.txt"
     long_one = "Smith, J. " + "A very long glued title " * 20
     path.write_text(f"[1] Doe, J. Short. 2020.\n[2] {long_one}\n[3] Roe, R. Also short. 2021.\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +31,7 @@ from curation.ingestion.models import (
 )
 from curation.limits import MAX_INTERRUPTED
 from curation.models import Observation
+from curation.queueing import queue_on_commit
 from curation.references.latex_source import (
     PdfOnlySource,
 )
@@ -52,6 +54,8 @@ from .papers import (
 
 log = logging.getLogger(__name__)
 
+BUNDLE_REASON = "arXiv source bundle"
+INGEST_BUNDLE_CHUNK = "curation.ingestion.tasks.ingest_bundle_chunk"
 BUNDLE_CHUNK_SIZE = 20  # papers per job: a few seconds of work, well inside the visibility timeout
 _INGESTED_KINDS = ("gz", "tar", "pdf")
 
@@ -138,8 +142,26 @@ def bundle_chunk_ingest(
     One bad e-print fails that paper (its ingestion says why), never the chunk; one that kills
     its worker is failed alone too, once the chunk's takes never ended twice. An exception of
     `stop_on` (the job's soft time limit) ends the take, `stopped`: a whole chunk is read one
-    paper at a time at the next take, and a take reading one at a time keeps the papers read.
+    paper at a time at the next take, and a take reading one at a time keeps the papers read;
+    a stopped chunk is queued again.
     """
+    outcome = _chunk_take(chunk_id, actor, reason, stop_on)
+    if outcome.stopped:  # go on at once, in a new job with its own time limit
+        queue_on_commit(INGEST_BUNDLE_CHUNK, [chunk_id])
+    return outcome
+
+
+def bundle_chunks_queue(*, chunk_ids: Sequence[int]) -> None:
+    """Queue a job for each chunk of a bundle (`bundle_register` says which are pending)."""
+    for chunk_id in chunk_ids:
+        queue_on_commit(INGEST_BUNDLE_CHUNK, [chunk_id])
+
+
+def _chunk_take(
+    chunk_id: int, actor: Actor, reason: str, stop_on: tuple[type[BaseException], ...]
+) -> BundleChunkOutcome:
+    """Count this take of the chunk, then ingest it whole, or one paper at a time once takes
+    whose worker was killed passed MAX_INTERRUPTED."""
     with connection.cursor() as cursor:
         cursor.execute(_TAKE_SQL, [chunk_id])
         taken = cursor.fetchone()

@@ -19,11 +19,15 @@ from curation.arxiv import ArxivClient, ArxivError, ResumptionPoint
 from curation.arxiv.metadata import ArxivMetadata, DeletedRecord
 from curation.audit import Actor
 from curation.ingestion.models import ACTIVE_STATES, HarvestState, PaperIngestion
+from curation.queueing import queue_on_commit
 
 from .metadata import metadata_delete, metadata_store
-from .papers import ingestion_request
+from .papers import papers_add
 
 log = logging.getLogger(__name__)
+
+HARVEST_REASON = "arXiv metadata harvest"
+HARVEST_ARXIV = "curation.ingestion.tasks.harvest_arxiv"
 
 
 @dataclass
@@ -59,7 +63,9 @@ def harvest_run(
     An unfinished harvest of the same set is resumed from its resumption token unless a
     `from_date` is given; a token arXiv no longer honours restarts that harvest from its start.
     An exception of `stop_on` (a job's soft time limit) stops it cleanly: the pages stored
-    stay, the page it was on is read again by the next run, and the outcome says `stopped`.
+    stay, the page it was on is read again by the next run, and the outcome says `stopped`;
+    one that stored a page queues that next run at once (`harvest_arxiv`, same set).
+    New versions of ingested papers are queued as each page commits.
     """
     client = client or ArxivClient()
     state, _ = HarvestState.objects.get_or_create(set_spec=set_spec)
@@ -90,6 +96,8 @@ def harvest_run(
             "harvest of %s stopped after %s page(s): %r", set_spec or "all", outcome.stored, exc
         )
         outcome.stopped = True
+        if outcome.stored:  # go on at once from the token, in a new job with its own time limit
+            queue_on_commit(HARVEST_ARXIV, kwargs={"set_spec": set_spec})
     return outcome
 
 
@@ -178,6 +186,5 @@ def _new_versions(records: list[ArxivMetadata], actor: Actor, reason: str) -> li
     ]
     if not stale:
         return []
-    return ingestion_request(
-        arxiv_ids=stale, actor=actor, reason=f"{reason}: new arXiv version"
-    ).queued
+    # Queued once this page commits (a page that rolls back asks for nothing).
+    return papers_add(arxiv_ids=stale, actor=actor, reason=f"{reason}: new arXiv version").queued

@@ -23,10 +23,11 @@ from curation.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLa
 from curation.audit import Actor, audited
 from curation.ingestion import grobid
 from curation.ingestion.models import ACTIVE_STATES, IngestionState, PaperIngestion
-from curation.ingestion.selectors import NOT_ON_ARXIV
+from curation.ingestion.selectors import NOT_ON_ARXIV, stale_ingestions
 from curation.ingestion.sources import ListedEntry, archive_limits, entries_from_bibliography
 from curation.limits import MAX_INTERRUPTED, killed_worker_reason
 from curation.models import Observation, Paper
+from curation.queueing import queue_on_commit
 from curation.references.latex_source import (
     PdfOnlySource,
     SourceArchiveError,
@@ -45,6 +46,8 @@ ARXIV_SOURCE = "arxiv_source"  # v1 `citation.source` of observations read from 
 PDF_ONLY_MESSAGE = "PDF only: no source bibliography"
 NO_BIBLIOGRAPHY = "no bibliography found in the source"
 MAX_IDS = 500  # arXiv ids one request may ask for (the admin form, the API)
+ADD_REASON = "paper added from arXiv"
+INGEST_PAPER = "curation.ingestion.tasks.ingest_paper"
 
 
 class PaperBusy(Exception):
@@ -117,6 +120,33 @@ def ingestion_request(
         )
         outcome.queued.append(arxiv_id)
     return outcome
+
+
+def papers_add(
+    *, arxiv_ids: Sequence[str], actor: Actor, reason: str = ADD_REASON, force: bool = False
+) -> RequestOutcome:
+    """Ask for papers (`ingestion_request`) and queue a job for each once the request commits.
+
+    Every face asks for papers this way (the admin, the API, `add_papers`, the stale sweep, a
+    harvest's new versions); `add_papers --sync` asks with `ingestion_request` and ingests itself.
+    """
+    with transaction.atomic():
+        outcome = ingestion_request(arxiv_ids=arxiv_ids, actor=actor, reason=reason, force=force)
+        for arxiv_id in outcome.queued:
+            queue_on_commit(INGEST_PAPER, [arxiv_id], {"reason": reason, "force": force})
+    return outcome
+
+
+def stale_ingestions_requeue(*, actor: Actor, minutes: int | None = None) -> list[str]:
+    """Queue again papers waiting longer than `minutes` (default: the setting
+    INGESTION_STALE_MINUTES) with no job at work on them, and PDF-only papers once GROBID is
+    configured; return their ids."""
+    if minutes is None:
+        minutes = settings.INGESTION_STALE_MINUTES
+    stale = stale_ingestions(minutes=minutes) + pdf_only_waiting()
+    if stale:
+        papers_add(arxiv_ids=stale, actor=actor, reason="ingestion queued again", force=True)
+    return stale
 
 
 def ingestion_for(arxiv_id: str, actor: Actor, reason: str) -> tuple[PaperIngestion, bool]:

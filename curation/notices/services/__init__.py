@@ -2,6 +2,7 @@
 
 - `refresh` / `refresh_many`: ask the sources about cited works, store their answers,
   recompute notices (a batch in one transaction);
+- `refresh_jobs`: queue refreshes (works newly linked, works due a re-check);
 - `review`: a staff member's decision on a notice event (revision-checked);
 - `retraction_watch`: import the Retraction Watch CSV.
 """
@@ -16,6 +17,7 @@ from .refresh import (
     refresh_many,
     store_answers,
 )
+from .refresh_jobs import due_refreshes_queue, refreshes_queue
 from .retraction_watch import (
     RetractionWatchOutcome,
     retraction_watch_follow_up,
@@ -30,10 +32,12 @@ __all__ = [
     "RefreshOutcome",
     "RetractionWatchOutcome",
     "StaleReview",
+    "due_refreshes_queue",
     "recompute_notices",
     "refresh",
     "refresh_in_batches",
     "refresh_many",
+    "refreshes_queue",
     "retraction_watch_follow_up",
     "retraction_watch_import",
     "review_decide",

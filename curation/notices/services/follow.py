@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 from typing import Any, cast
 
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Model, QuerySet
 from django.utils import timezone
 
@@ -28,6 +28,7 @@ from curation.states import Origin
 
 from .. import events as ev
 from ..models import NoticeEvent, ReceiptOutcome, SourceReceipt
+from .refresh_jobs import FIRST_CHECK_REASON, refreshes_queue
 
 log = logging.getLogger(__name__)
 
@@ -298,38 +299,8 @@ def _refresh_never_asked(work_ids: list[int]) -> None:
         .values_list("work_id", flat=True)
         .distinct()
     )
-    never = sorted(wanted - known)
-    if never:
-        transaction.on_commit(lambda: _queue_refreshes(never), robust=True)
-
-
-# Works per queued job: a resolver chunk's (250 observations) never-asked works in one job, not
-# one per work. Online, a batch's Crossref calls (two per work, paced by the shared throttle)
-# still end well within the broker's visibility timeout.
-REFRESH_BATCH = 250
-
-
-# The job that refreshes works in the background, one call per batch of work ids. Tasks are a
-# face above this floor (and import the services), so a service never imports them: the
-# notices app hands its task over when Django is ready (NoticesConfig.ready).
-BackgroundRefresh = Callable[[list[int], str], None]
-_background_refresh: BackgroundRefresh | None = None
-
-
-def use_background_refresh(runner: BackgroundRefresh) -> None:
-    """Set how works nobody has asked about yet are refreshed once a link to them commits."""
-    global _background_refresh
-    _background_refresh = runner
-
-
-def _queue_refreshes(work_ids: list[int]) -> None:
-    if _background_refresh is None:
-        log.error("no background refresh set: %d works wait for the beat sweep", len(work_ids))
-        return
-    for start in range(0, len(work_ids), REFRESH_BATCH):
-        _background_refresh(
-            work_ids[start : start + REFRESH_BATCH], "first notice check of a newly linked work"
-        )
+    # Robust: the links stand whether or not the broker takes the job (the sweep catches up).
+    refreshes_queue(sorted(wanted - known), FIRST_CHECK_REASON, robust=True)
 
 
 def standing_notice_revert(observation: Observation, event: Any) -> None:

@@ -32,11 +32,11 @@ from ..notify import notify_reviewers
 from ..selectors import retraction_watch_lookup, work_keys, works_keys
 from ..sources import CrossrefLike, SourceAnswer, ask_sources
 from .follow import (
-    REFRESH_BATCH,
     locked_with_notices,
     store_computed_notices,
     store_work_notices,
 )
+from .refresh_jobs import REFRESH_BATCH, refreshes_queue
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,8 @@ def refresh_many(
     table in a few statements and bumps a record shared by many of the works once, not once
     per work. A work whose sources raise is logged and left out; the others are stored. An
     exception of `stop_on` (a job's soft time limit) stops the asking: the works asked are
-    stored, the rest are `left`.
+    stored, the rest are `left` and queued again at once (a new job, with its own time limit),
+    unless not one work was asked (no loop: the scheduled sweep asks later).
     """
     sources = tuple(sources)
     keys = works_keys(works)
@@ -133,6 +134,8 @@ def refresh_many(
             failed.append(work.pk)
     asked = [work for work in works if work.pk in answers]
     outcomes = _store(asked, answers, actor=actor, reason=reason) if asked else []
+    if left and len(left) < len(works):
+        refreshes_queue(left, reason)
     return BatchRefresh(outcomes=outcomes, failed=failed, left=left)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import CommandError, OutputWrapper
 
 from curation.resolution.catalogue_rows import ImportReport
-from curation.resolution.tasks import requeue_after_import
+from curation.resolution.services import unresolved_requeue
 
 
 def finish_import(
@@ -37,5 +37,5 @@ def finish_import(
             stdout.write("not re-queued: that waits until the file is read to its end")
         raise CommandError(report.stopped)
     if (report.inserted or report.resumed_at) and requeue:
-        requeue_after_import.delay()
+        unresolved_requeue()
         stdout.write("re-queued unresolved and malformed references")

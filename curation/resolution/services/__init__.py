@@ -3,9 +3,11 @@
 - `verdicts`: write the resolver's verdicts into observations (SPEC §2's table), with history,
   pinned-link disagreements and the notices that follow new links;
 - `runs`: a selection of observations as a run of chunks on the resolution queue, each chunk
-  leased, resolved once and counted, resumable.
+  leased, resolved once and counted, resumable;
+- `dispatch`: queue stale runs' chunks again, and the re-resolution a grown catalogue calls for.
 """
 
+from .dispatch import REQUEUE_REASON, stale_runs_redispatch, unresolved_requeue
 from .runs import (
     CHUNK_SIZE,
     MAX_RUN_ERRORS,
@@ -16,6 +18,7 @@ from .runs import (
     chunk_resolve,
     chunk_take_ended,
     run_create,
+    run_dispatch,
     run_unfinished_chunks,
 )
 from .verdicts import (
@@ -29,6 +32,7 @@ __all__ = [
     "CHUNK_SIZE",
     "DATABASE_UNAVAILABLE",
     "MAX_RUN_ERRORS",
+    "REQUEUE_REASON",
     "RUN_CREATE_BATCH",
     "BatchOutcome",
     "ChunkBusy",
@@ -39,5 +43,8 @@ __all__ = [
     "locked_observations",
     "observations_resolve",
     "run_create",
+    "run_dispatch",
+    "stale_runs_redispatch",
+    "unresolved_requeue",
     "run_unfinished_chunks",
 ]

@@ -15,12 +15,14 @@ from django.utils import timezone
 from curation.audit import Actor
 from curation.limits import MAX_INTERRUPTED, killed_worker_reason
 from curation.models import Observation
+from curation.queueing import queue_on_commit
 from curation.resolution.models import ResolutionChunk, ResolutionRun, RunStatus
 
 from .verdicts import BatchOutcome, locked_observations, observations_resolve
 
 log = logging.getLogger(__name__)
 
+RESOLVE_CHUNK = "curation.resolution.tasks.resolve_chunk"
 CHUNK_SIZE = 250
 MAX_RUN_ERRORS = 50
 
@@ -37,8 +39,10 @@ def run_create(
     reason: str,
     chunk_size: int = CHUNK_SIZE,
     job_id: str | None = None,
+    queue: bool = False,
 ) -> ResolutionRun:
-    """Create a run and its chunks; the chunks are what workers pick up.
+    """Create a run and its chunks; the chunks are what workers pick up (with `queue`, each
+    is queued once the run commits: `run_dispatch`).
 
     `job_id` (the Celery job creating it) makes creation idempotent: a job delivered again (its
     worker was lost, or it outlasted the broker's visibility timeout) gets the run the first
@@ -52,6 +56,8 @@ def run_create(
         existing = ResolutionRun.objects.filter(selection__job=job_id).order_by("pk").first()
         if existing is not None:
             log.warning("job %s was delivered again: run %s exists already", job_id, existing.pk)
+            if queue:  # chunks done already are skipped by the workers
+                run_dispatch(run_id=existing.pk)
             return existing
         selection = {**selection, "job": job_id}
     run = ResolutionRun.objects.create(selection=selection, reason=reason, actor=actor.name)
@@ -75,6 +81,8 @@ def run_create(
             status=RunStatus.DONE, finished_at=timezone.now()
         )
         run.refresh_from_db()
+    if queue:
+        run_dispatch(run_id=run.pk)
     return run
 
 
@@ -204,6 +212,15 @@ def chunk_failed(*, chunk_id: int, error: str) -> None:
         run.status = RunStatus.FAILED
         run.save(update_fields=["errors", "status"])
     log.error("run %s chunk %s gave up: %s", chunk.run_id, chunk.number, error)
+
+
+def run_dispatch(*, run_id: int) -> int:
+    """Queue every unfinished chunk of a run once the caller's transaction commits; return how
+    many. Again on a re-delivered job or a resume: chunks done already are skipped by workers."""
+    chunk_ids = run_unfinished_chunks(run_id)
+    for chunk_id in chunk_ids:
+        queue_on_commit(RESOLVE_CHUNK, [chunk_id])
+    return len(chunk_ids)
 
 
 def run_unfinished_chunks(run_id: int) -> list[int]:

@@ -219,34 +219,56 @@ def _apply_verdict(
     links: _Links,
     pending: _Pending | None = None,
 ) -> str:
-    """Write one verdict (or gather it into pending); return whether anything changed."""
+    """Write one verdict (or gather it into pending); return whether anything changed.
+
+    A pinned observation keeps its decision (the verdict is kept for curators when it
+    disagrees); otherwise its resolution follows the verdict, and its link fields and
+    revision change when the link or the resolution's status did.
+    """
     observation = links.observations.get(prepared.observation.pk)
     if observation is None:
         observation = Observation.objects.select_for_update().get(pk=prepared.observation.pk)
     if observation.pinned:
         _store_disagreement(observation, verdict, now)
         return PINNED
+    values = _link_values(prepared, verdict, links)
+    changed = {name: value for name, value in values.items() if getattr(observation, name) != value}
+    resolution = links.resolutions.get(observation.pk)
+    status_changed = _resolution_write(observation, resolution, verdict, now, pending)
+    if not (changed or status_changed):
+        return UNCHANGED
+    _observation_write(observation, changed, now, pending)
+    return CHANGED
+
+
+def _link_values(prepared: Prepared, verdict: Verdict, links: _Links) -> dict[str, Any]:
+    """Return the observation's link fields as the verdict has them (its paper and work made
+    or found first)."""
     paper = links.paper(verdict)
     work = links.work(verdict, paper)
-    values = {
+    return {
         "cited_paper_id": paper.pk if paper else None,
         "cited_work_id": work.pk if work else None,
         **_work_values(prepared, verdict, paper),
     }
-    changed = [name for name, value in values.items() if getattr(observation, name) != value]
-    resolution = links.resolutions.get(observation.pk)
+
+
+def _resolution_write(
+    observation: Observation,
+    resolution: Resolution | None,
+    verdict: Verdict,
+    now: datetime,
+    pending: _Pending | None,
+) -> bool:
+    """Make the observation's resolution the verdict's (or gather the write into pending);
+    return whether its status, source, origin or resolver version changed (new evidence
+    alone is stored but changes no revision)."""
     wanted = {
         "status": verdict.status.value,
         "resolver_source": verdict.resolver_source.value,
         "origin": Origin.COMPUTED.value,
         "resolver_version": RESOLVER_VERSION,
     }
-    resolution_changed = resolution is None or any(
-        getattr(resolution, k) != v for k, v in wanted.items()
-    )
-    evidence_changed = resolution is None or _evidence_core(resolution.evidence) != _evidence_core(
-        verdict.evidence
-    )
     if resolution is None:
         new = Resolution(
             observation=observation, observed_at=now, evidence=verdict.evidence, **wanted
@@ -255,7 +277,9 @@ def _apply_verdict(
             pending.created.append(new)
         else:
             new.save(force_insert=True)
-    elif resolution_changed or evidence_changed:
+        return True
+    status_changed = any(getattr(resolution, k) != v for k, v in wanted.items())
+    if status_changed or _evidence_core(resolution.evidence) != _evidence_core(verdict.evidence):
         for name, value in wanted.items():
             setattr(resolution, name, value)
         resolution.evidence = verdict.evidence
@@ -264,18 +288,22 @@ def _apply_verdict(
             pending.updated.append(resolution)
         else:
             resolution.save()
-    if changed or resolution_changed:
-        for name in changed:
-            setattr(observation, name, values[name])
-        observation.revision += 1
-        observation.changed_at = now
-        if pending is not None:
-            pending.observations.append(observation)
-            pending.observation_fields.update(changed)
-        else:
-            observation.save(update_fields=[*changed, "revision", "changed_at"])
-        return CHANGED
-    return UNCHANGED
+    return status_changed
+
+
+def _observation_write(
+    observation: Observation, changed: dict[str, Any], now: datetime, pending: _Pending | None
+) -> None:
+    """Set the changed link fields and bump the observation's revision (or gather it)."""
+    for name, value in changed.items():
+        setattr(observation, name, value)
+    observation.revision += 1
+    observation.changed_at = now
+    if pending is not None:
+        pending.observations.append(observation)
+        pending.observation_fields.update(changed)
+    else:
+        observation.save(update_fields=[*changed, "revision", "changed_at"])
 
 
 def _store_disagreement(observation: Observation, verdict: Verdict, now: datetime) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from curation.audit import Actor
-from curation.ingestion import selectors, tasks
+from curation.ingestion import selectors
 from curation.ingestion import services as ingestion
 
 ACTOR = Actor.command("add_papers")
@@ -23,7 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("arxiv_ids", nargs="+", metavar="ID")
         parser.add_argument("--sync", action="store_true", help="ingest in this process")
         parser.add_argument("--force", action="store_true", help="read the source again")
-        parser.add_argument("--reason", default=tasks.ADD_REASON)
+        parser.add_argument("--reason", default=ingestion.ADD_REASON)
 
     def handle(self, *args: Any, **options: Any) -> None:
         reason = options["reason"]
@@ -41,7 +41,7 @@ class Command(BaseCommand):
                     continue
                 self.stdout.write(f"arXiv:{arxiv_id}: {result.state} {result.summary()}")
         else:
-            outcome = tasks.papers_add(
+            outcome = ingestion.papers_add(
                 arxiv_ids=options["arxiv_ids"], actor=ACTOR, reason=reason, force=options["force"]
             )
             for arxiv_id in outcome.queued:

@@ -11,7 +11,6 @@ from tqdm import tqdm
 from curation.arxiv import ArxivError
 from curation.audit import Actor
 from curation.ingestion import services as ingestion
-from curation.ingestion import tasks
 
 
 def _date(value: str) -> date:
@@ -40,14 +39,13 @@ class Command(BaseCommand):
 
         try:
             outcome = ingestion.harvest_run(
-                actor=Actor.importer("harvest_arxiv"), reason=tasks.HARVEST_REASON,
+                actor=Actor.importer("harvest_arxiv"), reason=ingestion.HARVEST_REASON,
                 set_spec=options["set_spec"], from_date=options["from_date"], progress=progress,
             )  # fmt: skip
         except ArxivError as exc:
             raise CommandError(f"harvest stopped: {exc} (run it again to resume)") from exc
         finally:
             bar.close()
-        tasks.queue_papers(outcome.new_versions, reason=f"{tasks.HARVEST_REASON}: new arXiv version")
         self.stdout.write(
             f"harvest {options['set_spec'] or 'all'} from {outcome.from_date or 'the start'}"
             f"{' (resumed)' if outcome.resumed else ''}: {outcome.records:,} records in "

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
 from curation.audit import Actor
-from curation.ingestion import selectors, tasks
+from curation.ingestion import selectors
 from curation.ingestion import services as ingestion
 from curation.ingestion.bundle import BundleError
 
@@ -44,10 +44,9 @@ class Command(BaseCommand):
         if options["sync"]:
             actor = Actor.importer("ingest_source_bundle")
             for chunk_id in tqdm(pending, unit=" chunks", disable=None):
-                ingestion.bundle_chunk_ingest(chunk_id=chunk_id, actor=actor, reason=tasks.BUNDLE_REASON)
+                ingestion.bundle_chunk_ingest(chunk_id=chunk_id, actor=actor, reason=ingestion.BUNDLE_REASON)
         else:
-            for chunk_id in pending:
-                tasks.ingest_bundle_chunk.delay(chunk_id)
+            ingestion.bundle_chunks_queue(chunk_ids=pending)
             if options["wait"]:
                 self._wait(bundle.pk)
         bundle.refresh_from_db()

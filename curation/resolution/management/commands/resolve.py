@@ -13,7 +13,6 @@ from tqdm import tqdm
 from curation.audit import Actor
 from curation.resolution import selectors, services
 from curation.resolution.models import ResolutionRun, RunStatus
-from curation.resolution.tasks import dispatch_run
 from curation.states import ResolutionStatus
 
 
@@ -56,9 +55,9 @@ class Command(BaseCommand):
             actor=actor,
             reason=options["reason"],
             chunk_size=options["chunk_size"],
+            queue=not options["sync"],  # else resolved here
         )
         if not options["sync"]:
-            dispatch_run(run.pk)
             self.stdout.write(f"run {run.pk}: {run.total} observations queued")
             return
         self._resolve_here(run, actor, options)
@@ -71,7 +70,7 @@ class Command(BaseCommand):
             self.stdout.write(f"run {run.pk}: done already ({run.done}/{run.total})")
             return
         if not options["sync"]:
-            queued = dispatch_run(run.pk)
+            queued = services.run_dispatch(run_id=run.pk)
             self.stdout.write(
                 f"run {run.pk}: {queued} unfinished chunks queued again ({run.done}/{run.total} done)"
             )
