@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,7 +35,9 @@ from curation.limits import (
     walk,
 )
 from curation.models import Paper
+from curation.references import normalize_title
 from curation.references.identifiers import doi_key
+from curation.resolution.crossref_decode import CrossrefAuthor, CrossrefItem, decode_items
 from curation.resolution.models import CrossrefWork
 from curation.resolution.text import fold_name, title_norm
 from curation.resolution.venues import first_page, page_key, parse_journal_ref, venue_key
@@ -163,16 +166,18 @@ def json_type(value: Any) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
-def _text(value: Any, name: str) -> str:
+def _text(value: Any, name: str, *where: int) -> str:
     """Return a string field with its whitespace collapsed ("" for null or absent).
 
-    Any other type is refused by name: str() of a list or an object would store its Python
-    form as if it were the title or the authors.
+    Any other type is refused by name (`name` formatted with `where`, only then: an author
+    list's field names would otherwise be written for every author of millions of works):
+    str() of a list or an object would store its Python form as if it were the title.
     """
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise BadLine(f"field {name!r}: expected a string, found {json_type(value)}")
+        field_name = name.format(*where) if where else name
+        raise BadLine(f"field {field_name!r}: expected a string, found {json_type(value)}")
     return " ".join(value.split())
 
 
@@ -336,7 +341,15 @@ def too_long(length: int, limits: Limits) -> str:
 _DATES = ("issued", "published-print", "published-online", "published", "created")
 
 
-def _first(work: dict[str, Any], name: str) -> str:
+# A work as parsed: a dict (orjson, json, the Crossref API) or its kept fields (crossref_decode).
+Work = dict[str, Any] | CrossrefItem
+
+# Journal names repeat across millions of works (about 100,000 journals in all Crossref):
+# their keys are remembered instead of worked out twice a work (3 µs).
+_venue_key = lru_cache(maxsize=1 << 16)(venue_key)
+
+
+def _first(work: Work, name: str) -> str:
     """Return a Crossref text field that is a list of strings (title) or a string: the first."""
     value = work.get(name)
     if isinstance(value, list):
@@ -344,7 +357,7 @@ def _first(work: dict[str, Any], name: str) -> str:
     return _text(value, name)
 
 
-def _issued_year(work: dict[str, Any]) -> int | None:
+def _issued_year(work: Work) -> int | None:
     """Return the year of the first date Crossref gives, or None; refuse a malformed date."""
     for name in _DATES:
         date = work.get(name)
@@ -367,7 +380,7 @@ def _issued_year(work: dict[str, Any]) -> int | None:
     return None
 
 
-def _author_names(work: dict[str, Any]) -> list[str]:
+def _author_names(work: Work) -> list[str]:
     authors = work.get("author")
     if authors is None:
         return []
@@ -376,14 +389,14 @@ def _author_names(work: dict[str, Any]) -> list[str]:
             f"field 'author': expected a list of author objects, found {json_type(authors)}"
         )
     return [
-        _text(author.get("family"), f"author[{i}].family")
-        or _text(author.get("name"), f"author[{i}].name")
+        _text(author.get("family"), "author[{}].family", i)
+        or _text(author.get("name"), "author[{}].name", i)
         for i, author in enumerate(authors)
-        if isinstance(author, dict)
+        if isinstance(author, dict | CrossrefAuthor)
     ]
 
 
-def _list(work: dict[str, Any], name: str) -> list[Any]:
+def _list(work: Work, name: str) -> list[Any]:
     value = work.get(name)
     if value is None:
         return []
@@ -422,7 +435,7 @@ def crossref_fields(
     refuses a raw NUL and a lone surrogate, and the check costs a file import about 6 µs of CPU
     per work.
     """
-    if not isinstance(work, dict):
+    if not isinstance(work, dict | CrossrefItem):
         raise BadLine("expected a Crossref work object")
     doi = work.get("DOI")
     if not isinstance(doi, str) or not doi.startswith("10."):
@@ -432,19 +445,24 @@ def crossref_fields(
         raise BadLine(
             f"field 'DOI': {len(doi)} characters, longer than the {DOI_CHARS} a DOI is stored in"
         )
-    if not storable:
+    if not storable and isinstance(work, dict):  # crossref_decode's works are storable
         _check_storable_json(work)
     title = _first(work, "title")
     if limits is not None:
         _check_title(title, limits)
     names = _author_names(work)
-    norm = title_norm(title)
+    # Titles are unique in a catalogue: title_norm's memory would only be churned by them.
+    norm = normalize_title(title)
+    container = _first(work, "container-title")
+    page = first_page(_text(work.get("page"), "page")) or page_key(
+        _text(work.get("article-number"), "article-number")
+    )
     return {
         "doi": doi,
         "title": title,
         "title_norm": norm,
         "title_key": norm.replace(" ", "")[:255],
-        "container_title": _first(work, "container-title"),
+        "container_title": container,
         "first_author": fold_name(names[0])[:128] if names else "",
         "authors": ", ".join(n for n in names if n),
         "year": _issued_year(work),
@@ -453,31 +471,31 @@ def crossref_fields(
         "update_to": _list(work, "update-to"),
         "raw": work if keep_raw else None,
         "arxiv_versions": relation_versions(doi, work),
-        **_crossref_locator(work),
-    }
-
-
-def _crossref_locator(work: dict[str, Any]) -> dict[str, str]:
-    """Return the journal keys, volume, first page and issue of a Crossref work."""
-    page = first_page(_text(work.get("page"), "page")) or page_key(
-        _text(work.get("article-number"), "article-number")
-    )
-    return {
-        "venue_key": venue_key(_first(work, "container-title")),
-        "short_venue_key": venue_key(_first(work, "short-container-title")),
+        # Where it was published: journal keys, volume, first page, issue.
+        "venue_key": _venue_key(container),
+        "short_venue_key": _venue_key(_first(work, "short-container-title")),
         "volume": page_key(_text(work.get("volume"), "volume")),
         "first_page": page,
         "issue": _text(work.get("issue"), "issue").strip()[:32],
     }
 
 
-def crossref_document(handle: IO[bytes], name: str, limits: Limits) -> tuple[str, list[Any], bool]:
+def crossref_document(
+    handle: IO[bytes], name: str, limits: Limits, whole: bool = False
+) -> tuple[str, list[Any], bool]:
     """Return where the works are ("items" or "message.items"), the works of one document, and
-    whether orjson parsed it (its works are then `storable`, see crossref_fields).
+    whether they are `storable` (see crossref_fields): parsed by orjson or msgspec.
 
-    A document of the wrong shape, too large or nested too deep is refused whole (BadLine).
+    Unless `whole` works are wanted (to keep their JSON), a plain {"items"} document comes as
+    the fields the catalogue keeps (crossref_decode); any other as parsed. A document of the
+    wrong shape, too large or nested too deep is refused whole (BadLine).
     """
-    document, by_orjson = _whole_document(handle, name, limits)
+    data = _document_bytes(handle, name, limits)
+    if not whole and nests_within(data, limits.json_depth):
+        items = decode_items(data)
+        if items is not None:
+            return "items", items, True
+    document, by_orjson = _whole_document(data, name, limits)
     return (*_document_items(document, name), by_orjson)
 
 
@@ -503,9 +521,8 @@ def _document_items(document: dict[str, Any], path: str) -> tuple[str, list[Any]
     return where, items
 
 
-def _whole_document(handle: IO[bytes], path: str, limits: Limits) -> tuple[Any, bool]:
-    """Return one {"items"} document and whether orjson parsed it; refuse it past the file
-    size or nesting limits."""
+def _document_bytes(handle: IO[bytes], path: str, limits: Limits) -> bytes:
+    """Return a document's bytes without escaped NULs; refuse it past the file size limit."""
     try:
         data = handle.read(limits.json_file_bytes + 1)
     except (EOFError, OSError, zlib.error) as exc:
@@ -513,8 +530,14 @@ def _whole_document(handle: IO[bytes], path: str, limits: Limits) -> tuple[Any, 
     if len(data) > limits.json_file_bytes:
         size = limits.describe("json_file_bytes", "bytes")
         raise BadLine(f"{path}: a single JSON document larger than {size}; use JSON lines")
+    return drop_escaped_nul(data)
+
+
+def _whole_document(data: bytes, path: str, limits: Limits) -> tuple[Any, bool]:
+    """Return one {"items"} document and whether orjson parsed it; refuse it past the nesting
+    limit."""
     try:
-        document, by_orjson = _loads_document(drop_escaped_nul(data), limits.json_depth)
+        document, by_orjson = _loads_document(data, limits.json_depth)
     except JsonTooDeep as exc:
         depth = limits.describe("json_depth", "levels")
         raise BadLine(f"{path}: {exc.where}: nested deeper than {depth}") from None
