@@ -124,6 +124,31 @@ def import_arxiv_snapshot(
         checkpoint.line = checkpoint.byte_offset = checkpoint.imported = checkpoint.bad_lines = 0
         checkpoint.finished = False
     report.resumed_at = checkpoint.line
+    deferred = _defer_indexes("arxiv", path, _BYTES_PER_PAPER)
+    try:
+        _read_snapshot(path, checkpoint, report, actor, reason, batch_size, progress)
+    finally:
+        if deferred:  # also when the load stopped: the resolver's lookups need the indexes
+            settle_catalogue("arxiv")
+    # Also when no paper changed: the locators follow every line (the planner must know the
+    # locator table is large).
+    if not deferred:
+        settle_catalogue("arxiv")
+    if report.inserted or report.updated:
+        refresh_title_words()
+    return report
+
+
+def _read_snapshot(
+    path: Path,
+    checkpoint: ImportCheckpoint,
+    report: ImportReport,
+    actor: Actor,
+    reason: str,
+    batch_size: int,
+    progress: Callable[[int], None] | None,
+) -> None:
+    """Read a snapshot from its checkpoint, storing it in batches (import_arxiv_snapshot)."""
     limits = current_limits()
     with open_input(path) as handle, paused_gc():
         if checkpoint.byte_offset:
@@ -160,12 +185,6 @@ def import_arxiv_snapshot(
         )
         if progress and rows:
             progress(len(rows))
-    # Also when no paper changed: the locators follow every line (the planner must know the
-    # locator table is large).
-    settle_catalogue("arxiv")
-    if report.inserted or report.updated:
-        refresh_title_words()
-    return report
 
 
 def settle_catalogue(catalogue: str) -> int:
@@ -256,6 +275,17 @@ def _store_apart_from_refused(
     )
 
 
+def _commit_without_waiting() -> None:
+    """Let this batch's transaction commit without waiting for its WAL to reach the disk.
+
+    A crash may then lose the last batches' commits (under a second of them), never a part
+    of one: each moves its file's checkpoint in the same transaction, so the import resumes
+    from the last batch that reached the disk, as after any stop.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit = off")
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
@@ -284,6 +314,7 @@ def _load_batch(
         report.note_bad(f"{path}:{row[0]}: the database refused it: {why}")
 
     with transaction.atomic():
+        _commit_without_waiting()
         if rows:
             for inserted, updated in _store_apart_from_refused(rows, upsert, refused):
                 report.inserted += inserted
@@ -373,7 +404,7 @@ def import_crossref_works(
     whole = set_key(path)
     if whole is not None:
         _start_set(whole, restart)
-    deferred = _defer_title_index(path)
+    deferred = _defer_indexes("crossref", path, _BYTES_PER_WORK)
     try:
         pieces = _crossref_pieces(path, whole, batch_size, keep_raw, restart, report)
         for piece, rows in _in_order(pieces, processes):
@@ -392,33 +423,40 @@ def import_crossref_works(
     return report
 
 
-_WORKS = "resolution_crossrefwork"
+# The table each catalogue fills.
+_TABLES = {"crossref": "resolution_crossrefwork", "arxiv": "curation_paper"}
 
 # Fewest bytes a work takes in a file (gzip'd, without references): the input holds at least
 # its size over this many works.
 _BYTES_PER_WORK = 4096
 
+# Fewest bytes a snapshot line takes (arXiv's average about 1,500, most of it the abstract).
+_BYTES_PER_PAPER = 1024
 
-def _defer_title_index(path: Path) -> bool:
-    """Drop the title index for a load at least as large as the catalogue; True when dropped.
 
-    Kept up row by row, the GIN index over titles costs more than half of PostgreSQL's time per
-    work; built after the load (by settle_catalogue), a small part of it, when the load is
-    large relative to the table. The owner's function does the drop (migration 0008).
+def _defer_indexes(catalogue: str, path: Path, bytes_per_row: int) -> bool:
+    """Drop a catalogue's secondary indexes for a load at least as large as it; True when
+    dropped.
+
+    Kept up row by row, the title's GIN index costs more than half of PostgreSQL's time per
+    row, and the btree indexes most of the rest once they outgrow shared_buffers (random page
+    writes); built after the load (by settle_catalogue), a sort each, when the load is large
+    relative to the table. The owner's function does the drop (migrations 0009, 0010).
     """
     files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
-    incoming = sum(p.stat().st_size for p in files) // _BYTES_PER_WORK
+    incoming = sum(p.stat().st_size for p in files) // bytes_per_row
+    table = _TABLES[catalogue]
     with connection.cursor() as cursor:
         # The planner's estimate, kept by the ANALYZE of every import; counted (no further than
         # the load's size) when the table was never analyzed.
-        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [_WORKS])
+        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [table])
         held = float(cursor.fetchone()[0])
         if held < 0:
-            cursor.execute(f"SELECT count(*) FROM (SELECT FROM {_WORKS} LIMIT %s) t", [incoming])
+            cursor.execute(f"SELECT count(*) FROM (SELECT FROM {table} LIMIT %s) t", [incoming])
             held = float(cursor.fetchone()[0])
         if incoming < max(held, 1):
             return False
-        cursor.execute("SELECT resolution_defer_catalogue_index('crossref')")
+        cursor.execute("SELECT resolution_defer_catalogue_index(%s)", [catalogue])
         return bool(cursor.fetchone()[0])
 
 
@@ -499,6 +537,7 @@ def _store_piece(
     for number, batch in enumerate(batches or [[]], 1):
         last = number == len(batches or [[]])
         with transaction.atomic():
+            _commit_without_waiting()
             _store_crossref_rows(batch, report)
             if piece.lines is None:  # a document: how many of its items are done
                 checkpoint.line = rows.items if last else batch[-1][1] + 1
