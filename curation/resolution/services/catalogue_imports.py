@@ -35,15 +35,11 @@ from curation.resolution.catalogue_rows import (
     PAPER_COLUMNS,
     BadLine,
     ImportReport,
-    UnreadableInput,
-    arxiv_row,
     crossref_fields,
     file_key,
-    numbered_lines,
     open_input,
-    parse_line,
-    paused_gc,
-    too_long,
+    read_snapshot_piece,
+    snapshot_pieces,
 )
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
 
@@ -111,11 +107,14 @@ def import_arxiv_snapshot(
     batch_size: int = 20_000,
     progress: Callable[[int], None] | None = None,
     restart: bool = False,
+    processes: int = 1,
 ) -> ImportReport:
     """Load an arXiv snapshot into the catalogue, in batches, resuming after the last one done.
 
-    Each batch is COPYed into a staging table, then upserted in the same transaction that
-    moves the checkpoint, so a stopped import resumes exactly where it left off.
+    Worker processes parse pieces of `batch_size` lines (catalogue_rows.read_snapshot_piece)
+    while this process stores the previous ones. Each batch is COPYed into a staging table,
+    then upserted in the same transaction that moves the checkpoint, so a stopped import
+    resumes exactly where it left off.
     """
     report = ImportReport()
     key = file_key(path)
@@ -126,7 +125,11 @@ def import_arxiv_snapshot(
     report.resumed_at = checkpoint.line
     deferred = _defer_indexes("arxiv", path, _BYTES_PER_PAPER)
     try:
-        _read_snapshot(path, checkpoint, report, actor, reason, batch_size, progress)
+
+        def store(rows: list[tuple[Any, ...]], line: int, offset: int, last: bool) -> None:
+            _load_batch(rows, checkpoint, line, offset, report, actor, reason, path, final=last)
+
+        _read_snapshot(path, checkpoint, report, store, batch_size, processes, progress)
     finally:
         if deferred:  # also when the load stopped: the resolver's lookups need the indexes
             settle_catalogue("arxiv")
@@ -143,48 +146,29 @@ def _read_snapshot(
     path: Path,
     checkpoint: ImportCheckpoint,
     report: ImportReport,
-    actor: Actor,
-    reason: str,
+    store: Callable[[list[tuple[Any, ...]], int, int, bool], None],
     batch_size: int,
+    processes: int,
     progress: Callable[[int], None] | None,
 ) -> None:
-    """Read a snapshot from its checkpoint, storing it in batches (import_arxiv_snapshot)."""
+    """Read a snapshot from its checkpoint in pieces of `batch_size` lines, parsed by
+    `processes` worker processes, and `store` each piece's rows (import_arxiv_snapshot)."""
     limits = current_limits()
-    with open_input(path) as handle, paused_gc():
+    with open_input(path) as handle:
         if checkpoint.byte_offset:
             handle.seek(checkpoint.byte_offset)
-        rows: list[tuple[Any, ...]] = []
-        last_line, last_offset = checkpoint.line, checkpoint.byte_offset
-        lines = numbered_lines(handle, checkpoint.line, path, limits.line_bytes)
-        try:
-            for number, offset, line in lines:
-                length, last_line, last_offset = offset - last_offset, number, offset
-                report.read += 1
-                if line is None:
-                    report.note_bad(f"{path}:{number}: {too_long(length, limits)}")
-                    continue
-                if not line.strip():
-                    continue
-                try:
-                    rows.append((number, *arxiv_row(parse_line(line, limits), limits)))
-                except BadLine as exc:
-                    report.note_bad(f"{path}:{number}: {exc}")
-                except ValueError as exc:
-                    report.note_bad(f"{path}:{number}: not JSON: {exc}")
-                if len(rows) >= batch_size:
-                    _load_batch(rows, checkpoint, number, offset, report, actor, reason, path)
-                    if progress:
-                        progress(len(rows))
-                    rows = []
-        except UnreadableInput as exc:
-            # The complete lines read so far are good: keep them, and say where reading stopped.
-            report.stopped = str(exc)
-        final = report.stopped is None
-        _load_batch(
-            rows, checkpoint, last_line, last_offset, report, actor, reason, path, final=final
-        )
-        if progress and rows:
-            progress(len(rows))
+        start = (checkpoint.line, checkpoint.byte_offset)
+        pieces = snapshot_pieces(handle, path, start, batch_size, limits)
+        for piece, made in _in_order(pieces, read_snapshot_piece, processes):
+            report.read += len(piece.lines)
+            for message in made.bad:
+                report.note_bad(message)
+            # The complete lines read before a file stops being readable are good: kept, and
+            # report.stopped says where reading stopped.
+            report.stopped = report.stopped or piece.stopped
+            store(made.rows, piece.line, piece.offset, piece.last)
+            if progress and made.rows:
+                progress(len(made.rows))
 
 
 def settle_catalogue(catalogue: str) -> int:
@@ -246,6 +230,8 @@ def catalogue_rows_upsert(
 
 
 _Item = TypeVar("_Item")
+_Piece = TypeVar("_Piece")
+_Made = TypeVar("_Made")
 
 
 _Result = TypeVar("_Result")
@@ -407,7 +393,7 @@ def import_crossref_works(
     deferred = _defer_indexes("crossref", path, _BYTES_PER_WORK)
     try:
         pieces = _crossref_pieces(path, whole, batch_size, keep_raw, restart, report)
-        for piece, rows in _in_order(pieces, processes):
+        for piece, rows in _in_order(pieces, read_piece, processes):
             _store_piece(piece, rows, whole, batch_size, report)
             if progress:
                 progress(rows.read)
@@ -497,7 +483,9 @@ def _crossref_pieces(
             yield from line_pieces(source, handle, start, size, limits, keep_raw)
 
 
-def _in_order(pieces: Iterator[Piece], processes: int) -> Iterator[tuple[Piece, PieceRows]]:
+def _in_order(
+    pieces: Iterator[_Piece], read: Callable[[_Piece], _Made], processes: int
+) -> Iterator[tuple[_Piece, _Made]]:
     """Read pieces in `processes` worker processes (here with 1), yielding them in order.
 
     At most two pieces per process are in flight, so memory stays flat whatever the input's
@@ -505,12 +493,12 @@ def _in_order(pieces: Iterator[Piece], processes: int) -> Iterator[tuple[Piece, 
     """
     if processes <= 1:
         for piece in pieces:
-            yield piece, read_piece(piece)
+            yield piece, read(piece)
         return
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        flight: deque[tuple[Piece, AsyncResult[PieceRows]]] = deque()
+        flight: deque[tuple[_Piece, AsyncResult[_Made]]] = deque()
         for piece in pieces:
-            flight.append((piece, pool.apply_async(read_piece, (piece,))))
+            flight.append((piece, pool.apply_async(read, (piece,))))
             if len(flight) >= 2 * processes:
                 done, result = flight.popleft()
                 yield done, result.get()

@@ -28,6 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path)
         parser.add_argument("--restart", action="store_true", help="Ignore the checkpoint")
         parser.add_argument("--batch-size", type=int, default=settings.CITEREC_IMPORT_BATCH)
+        parser.add_argument(
+            "--processes", type=int, default=settings.CITEREC_IMPORT_PROCESSES,
+            help="Worker processes parsing lines (default CITEREC_IMPORT_PROCESSES)",
+        )  # fmt: skip
         parser.add_argument("--no-requeue", action="store_true", help="Do not re-resolve after")
         parser.add_argument("--reason", default="arXiv snapshot import")
 
@@ -44,6 +48,7 @@ class Command(BaseCommand):
                 batch_size=options["batch_size"],
                 progress=bar.update,
                 restart=options["restart"],
+                processes=options["processes"],
             )
         finish_import(
             report, path, "papers", stdout=self.stdout, stderr=self.stderr,
