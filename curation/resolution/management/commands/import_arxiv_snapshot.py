@@ -29,8 +29,9 @@ class Command(BaseCommand):
         parser.add_argument("--restart", action="store_true", help="Ignore the checkpoint")
         parser.add_argument("--batch-size", type=int, default=settings.CITEREC_IMPORT_BATCH)
         parser.add_argument(
-            "--processes", type=int, default=settings.CITEREC_IMPORT_PROCESSES,
-            help="Worker processes parsing lines (default CITEREC_IMPORT_PROCESSES)",
+            "--processes", type=int, default=1,
+            help="Worker processes parsing lines (default 1: on 2 cores, measured, the workers "
+            "cost more CPU than they save the parent; try more cores with PostgreSQL elsewhere)",
         )  # fmt: skip
         parser.add_argument("--no-requeue", action="store_true", help="Do not re-resolve after")
         parser.add_argument("--reason", default="arXiv snapshot import")
