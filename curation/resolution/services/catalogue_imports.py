@@ -124,7 +124,11 @@ def import_arxiv_snapshot(
         checkpoint.line = checkpoint.byte_offset = checkpoint.imported = checkpoint.bad_lines = 0
         checkpoint.finished = False
     report.resumed_at = checkpoint.line
-    deferred = _defer_indexes("arxiv", path, _BYTES_PER_PAPER)
+    # Inside a caller's transaction the locators' deferred foreign-key checks are still pending
+    # at the end, and PostgreSQL refuses to build an index on a table that has some: the
+    # indexes are kept up row by row there (the command runs each batch in its own).
+    in_transaction = connection.in_atomic_block
+    deferred = not in_transaction and _defer_indexes("arxiv", path, _BYTES_PER_PAPER)
     try:
 
         def store(rows: list[tuple[Any, ...]], line: int, offset: int, last: bool) -> None:
