@@ -9,6 +9,8 @@ A second, unchanged import of the same file measures the idempotent path.
 
 from __future__ import annotations
 
+import argparse
+import inspect
 import itertools
 import json
 import os
@@ -116,29 +118,41 @@ def main() -> None:
     import django
 
     django.setup()
-    from bench_crossref_import import machine
+    from bench_crossref_import import cpu_now, machine, peak_rss_mb
     from django.conf import settings
     from django.db import connection
+    from proc_cpu import yardstick
 
     from curation.audit import Actor
     from curation.resolution.services.catalogue_imports import import_arxiv_snapshot
 
-    sizes = [int(a) for a in sys.argv[1:]] or [100_000]
+    parser = argparse.ArgumentParser()
+    parser.add_argument("sizes", nargs="*", type=int, default=[100_000])
+    parser.add_argument("--processes", type=int, default=1)
+    args = parser.parse_args()
+    sizes = args.sizes
+    # The revision before worker processes parsed the snapshot took no `processes`.
+    parameters = inspect.signature(import_arxiv_snapshot).parameters
+    options = {"processes": args.processes} if "processes" in parameters else {}
     for count in sizes:
         path = generate(count)
         name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
         try:
             for label, restart in (("first import", False), ("re-import, unchanged", True)):
-                where = machine(connection)
+                where = f"{machine(connection)}, yardstick {yardstick():.0f} ms"
+                cpu = cpu_now(connection)
                 started = time.perf_counter()
                 report = import_arxiv_snapshot(
                     path=path, actor=Actor.importer("bench"), reason="bench", restart=restart,
-                    batch_size=settings.CITEREC_IMPORT_BATCH,
+                    batch_size=settings.CITEREC_IMPORT_BATCH, **options,
                 )  # fmt: skip
                 took = time.perf_counter() - started
+                python, backend = (b - a for a, b in zip(cpu, cpu_now(connection), strict=True))
                 print(
-                    f"{count:>9,} papers, {label:<21} {took:7.1f}s  {count / took:8,.0f} papers/s"
-                    f"  (added {report.inserted:,}, updated {report.updated:,})  [{where}]",
+                    f"{count:>9,} papers, {options.get('processes', 1)} proc, {label:<21} {took:7.1f}s  {count / took:8,.0f} papers/s"
+                    f"  CPU per paper: Python {python / count * 1e6:.0f} + PostgreSQL "
+                    f"{backend / count * 1e6:.0f} us  (added {report.inserted:,}, updated "
+                    f"{report.updated:,}), peak RSS {peak_rss_mb():.0f} MB  [{where}]",
                     flush=True,
                 )
         finally:

@@ -18,6 +18,7 @@ import argparse
 import inspect
 import os
 import platform
+import resource
 import sys
 import time
 from pathlib import Path
@@ -49,6 +50,13 @@ def cpu_now(connection: object) -> tuple[float, float]:
         backend = process_cpu(cursor.fetchone()[0])
     times = os.times()
     return times.user + times.system + times.children_user + times.children_system, backend
+
+
+def peak_rss_mb() -> float:
+    """Return the peak resident memory, MB, of this process and of its largest reaped worker."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, workers) / 1024
 
 
 def main() -> None:
@@ -86,7 +94,8 @@ def main() -> None:
                     f"{count:>9,} works, {args.form:<6} {label:<13} {took:7.1f}s "
                     f"{count / took:8,.0f} works/s  CPU per work: Python {python / count * 1e6:.0f}"
                     f" + PostgreSQL {backend / count * 1e6:.0f} us  (added {report.inserted:,}, "
-                    f"updated {report.updated:,}, bad {report.bad_count})  [{where}]",
+                    f"updated {report.updated:,}, bad {report.bad_count}), peak RSS "
+                    f"{peak_rss_mb():.0f} MB  [{where}]",
                     flush=True,
                 )
         finally:

@@ -18,6 +18,7 @@ import tarfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,11 +39,11 @@ from curation.resolution.catalogue_rows import (
 # The CrossrefWork columns an import writes (imported_at is set by the upsert).
 CROSSREF_COLUMNS = (
     "doi", "title", "title_norm", "title_key", "container_title", "first_author", "authors",
-    "year", "type", "updated_by", "update_to", "raw", "venue_key", "short_venue_key", "volume",
-    "first_page", "issue", "arxiv_versions",
+    "type", "venue_key", "short_venue_key", "volume", "first_page", "issue",
+    "year", "arxiv_versions", "updated_by", "update_to", "raw",
 )  # fmt: skip
 
-_JSON_COLUMNS = frozenset({"updated_by", "update_to", "raw"})
+_JSON_COLUMNS = ("updated_by", "update_to", "raw")
 
 # File names read from a folder or a tar: Crossref's are NNNN.json.gz; JSON lines may be there too.
 _READ = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
@@ -207,7 +208,7 @@ def _read_document(piece: Piece) -> PieceRows:
     name = piece.source.name
     try:
         with piece.source.open() as handle:
-            where, items, storable = crossref_document(handle, name, piece.limits)
+            where, items, storable = crossref_document(handle, name, piece.limits, piece.keep_raw)
     except BadLine as exc:
         result.refused = str(exc)
         return result
@@ -251,17 +252,29 @@ def copy_row(fields: dict[str, Any]) -> bytes:
     JSON columns are written with json.dumps, as Django's JSONField writes them, so a work
     stores the same jsonb whichever path brought it.
     """
-    out = []
-    for column in CROSSREF_COLUMNS:
-        value = fields[column]
-        if value is None:
-            out.append("\\N")
-        elif column in _JSON_COLUMNS:
-            out.append("[]" if value == [] else _copy_text(json.dumps(value)))
-        elif column == "arxiv_versions":
-            out.append(_copy_text(_array(value)))
-        elif isinstance(value, int):
-            out.append(str(value))
-        else:
-            out.append(_copy_text(value))
-    return "\t".join(out).encode()
+    texts: tuple[str, ...] = _texts(fields)
+    line = "\t".join(texts)
+    # Nearly every row needs no escape (whitespace is collapsed in every text field but the
+    # DOI): a few scans of the line in C instead of a search of each value.
+    if line.count("\t") != _TABS or "\\" in line or "\n" in line or "\r" in line:
+        line = "\t".join(map(_copy_text, texts))
+    year, versions = fields["year"], fields["arxiv_versions"]
+    return "\t".join((
+        line,
+        "\\N" if year is None else str(year),
+        _copy_text(_array(versions)) if versions else "{}",
+        *(_copy_json(fields[column]) for column in _JSON_COLUMNS),
+    )).encode()  # fmt: skip
+
+
+def _copy_json(value: Any) -> str:
+    if value is None:
+        return "\\N"
+    return "[]" if value == [] else _copy_text(json.dumps(value))
+
+
+# crossref_fields' text columns (never null), then year, arxiv_versions and the JSON columns:
+# CROSSREF_COLUMNS is that order.
+_TEXT_COLUMNS = CROSSREF_COLUMNS[: CROSSREF_COLUMNS.index("year")]
+_texts = itemgetter(*_TEXT_COLUMNS)
+_TABS = len(_TEXT_COLUMNS) - 1

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,7 +35,9 @@ from curation.limits import (
     walk,
 )
 from curation.models import Paper
+from curation.references import normalize_title
 from curation.references.identifiers import doi_key
+from curation.resolution.crossref_decode import CrossrefAuthor, CrossrefItem, decode_items
 from curation.resolution.models import CrossrefWork
 from curation.resolution.text import fold_name, title_norm
 from curation.resolution.venues import first_page, page_key, parse_journal_ref, venue_key
@@ -163,16 +166,18 @@ def json_type(value: Any) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
-def _text(value: Any, name: str) -> str:
+def _text(value: Any, name: str, *where: int) -> str:
     """Return a string field with its whitespace collapsed ("" for null or absent).
 
-    Any other type is refused by name: str() of a list or an object would store its Python
-    form as if it were the title or the authors.
+    Any other type is refused by name (`name` formatted with `where`, only then: an author
+    list's field names would otherwise be written for every author of millions of works):
+    str() of a list or an object would store its Python form as if it were the title.
     """
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise BadLine(f"field {name!r}: expected a string, found {json_type(value)}")
+        field_name = name.format(*where) if where else name
+        raise BadLine(f"field {field_name!r}: expected a string, found {json_type(value)}")
     return " ".join(value.split())
 
 
@@ -200,8 +205,14 @@ def _unstorable(bad: re.Match[str]) -> str:
     return f"contains {what} at position {bad.start()}, which cannot be stored"
 
 
-def arxiv_row(item: Any, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, ...]:
-    """Return the curation_paper row of one snapshot object; raise BadLine naming the field."""
+def arxiv_row(
+    item: Any, limits: Limits = DEFAULT_LIMITS, storable: bool = False
+) -> tuple[Any, ...]:
+    """Return the curation_paper row of one snapshot object; raise BadLine naming the field.
+
+    `storable`: the object was parsed by parse_line, so it holds no character PostgreSQL
+    cannot store (see _check_storable), and the check is skipped (3 µs a line).
+    """
     if not isinstance(item, dict):
         raise BadLine("expected a JSON object")
     arxiv_id = item.get("id")
@@ -224,9 +235,10 @@ def arxiv_row(item: Any, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, ...]:
         raise BadLine(
             f"field 'versions': {len(versions):,} versions, more than the {SMALLINT_MAX:,} stored"
         )
-    times = [_version_time(str(v.get("created", ""))) for v in versions if isinstance(v, dict)]
-    submitted = times[0] if times else None
-    last = times[-1] if times else None
+    # Only the first version's time and the last's are kept.
+    dated = [v for v in versions if isinstance(v, dict)]
+    submitted = _version_time(str(dated[0].get("created", ""))) if dated else None
+    last = _version_time(str(dated[-1].get("created", ""))) if len(dated) > 1 else submitted
     authors = _text(item.get("authors"), "authors")
     categories = _text(item.get("categories"), "categories")
     comments = _text(item.get("comments"), "comments")
@@ -247,7 +259,8 @@ def arxiv_row(item: Any, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, ...]:
         norm, norm.replace(" ", "")[:255], any(w in comments.lower() for w in _WITHDRAWN),
         *_locator_columns(journal_ref),
     )  # fmt: skip
-    _check_storable(row)
+    if not storable:
+        _check_storable(row)
     return row
 
 
@@ -332,11 +345,95 @@ def too_long(length: int, limits: Limits) -> str:
     return f"line of {length:,} bytes is longer than {limits.describe('line_bytes', 'bytes')}"
 
 
+def load_tables() -> None:
+    """Load the tables making rows reads lazily (INSPIRE's journal list, ISO 4's word list).
+
+    Called before worker processes fork, so that they share one copy: each would otherwise
+    load its own, about a second of CPU, for every import.
+    """
+    venue_key("Physical Review D")
+    parse_journal_ref("Phys. Rev. D 65 (2002) 094516")
+
+
+# --- arXiv snapshot in pieces ------------------------------------------------------------
+@dataclass(frozen=True)
+class SnapshotPiece:
+    """Numbered lines of a snapshot for a worker to make rows of, and where they end."""
+
+    path: Path
+    limits: Limits
+    lines: list[tuple[int, bytes | str]]  # (number, line or why it was not read)
+    line: int  # the number and byte offset after the piece's last line
+    offset: int
+    last: bool = False  # the file's last piece (its checkpoint is then finished)
+    stopped: str | None = None  # why the file could not be read past this piece
+
+
+@dataclass
+class SnapshotRows:
+    """What a worker made of a piece: numbered arxiv_row rows, and the skipped lines."""
+
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    bad: list[str] = field(default_factory=list)
+
+
+def snapshot_pieces(
+    handle: IO[bytes], path: Path, start: tuple[int, int], size: int, limits: Limits
+) -> Iterator[SnapshotPiece]:
+    """Yield a snapshot in pieces of `size` lines, from (line, byte offset) `start`."""
+    line, offset = start
+    lines: list[tuple[int, bytes | str]] = []
+    previous = offset
+    try:
+        for number, end, text in numbered_lines(handle, line, path, limits.line_bytes):
+            length, previous = end - previous, end
+            lines.append((number, text if text is not None else too_long(length, limits)))
+            line, offset = number, end
+            if len(lines) >= size:
+                yield SnapshotPiece(path, limits, lines, line, offset)
+                lines = []
+    except UnreadableInput as exc:
+        yield SnapshotPiece(path, limits, lines, line, offset, stopped=str(exc))
+        return
+    yield SnapshotPiece(path, limits, lines, line, offset, last=True)
+
+
+def read_snapshot_piece(piece: SnapshotPiece) -> SnapshotRows:
+    """Parse and check a piece's lines: rows of the good ones, the bad ones by file:line.
+
+    Runs in a worker process (or in the importing one), the garbage collector paused.
+    """
+    result = SnapshotRows()
+    with paused_gc():
+        for number, line in piece.lines:
+            if isinstance(line, str):
+                result.bad.append(f"{piece.path}:{number}: {line}")
+                continue
+            if not line.strip():
+                continue
+            try:
+                item = parse_line(line, piece.limits)
+                result.rows.append((number, *arxiv_row(item, piece.limits, storable=True)))
+            except BadLine as exc:
+                result.bad.append(f"{piece.path}:{number}: {exc}")
+            except ValueError as exc:
+                result.bad.append(f"{piece.path}:{number}: not JSON: {exc}")
+    return result
+
+
 # --- Crossref works ----------------------------------------------------------------------
 _DATES = ("issued", "published-print", "published-online", "published", "created")
 
 
-def _first(work: dict[str, Any], name: str) -> str:
+# A work as parsed: a dict (orjson, json, the Crossref API) or its kept fields (crossref_decode).
+Work = dict[str, Any] | CrossrefItem
+
+# Journal names repeat across millions of works (about 100,000 journals in all Crossref):
+# their keys are remembered instead of worked out twice a work (3 µs).
+_venue_key = lru_cache(maxsize=1 << 16)(venue_key)
+
+
+def _first(work: Work, name: str) -> str:
     """Return a Crossref text field that is a list of strings (title) or a string: the first."""
     value = work.get(name)
     if isinstance(value, list):
@@ -344,7 +441,7 @@ def _first(work: dict[str, Any], name: str) -> str:
     return _text(value, name)
 
 
-def _issued_year(work: dict[str, Any]) -> int | None:
+def _issued_year(work: Work) -> int | None:
     """Return the year of the first date Crossref gives, or None; refuse a malformed date."""
     for name in _DATES:
         date = work.get(name)
@@ -367,7 +464,7 @@ def _issued_year(work: dict[str, Any]) -> int | None:
     return None
 
 
-def _author_names(work: dict[str, Any]) -> list[str]:
+def _author_names(work: Work) -> list[str]:
     authors = work.get("author")
     if authors is None:
         return []
@@ -376,14 +473,14 @@ def _author_names(work: dict[str, Any]) -> list[str]:
             f"field 'author': expected a list of author objects, found {json_type(authors)}"
         )
     return [
-        _text(author.get("family"), f"author[{i}].family")
-        or _text(author.get("name"), f"author[{i}].name")
+        _text(author.get("family"), "author[{}].family", i)
+        or _text(author.get("name"), "author[{}].name", i)
         for i, author in enumerate(authors)
-        if isinstance(author, dict)
+        if isinstance(author, dict | CrossrefAuthor)
     ]
 
 
-def _list(work: dict[str, Any], name: str) -> list[Any]:
+def _list(work: Work, name: str) -> list[Any]:
     value = work.get(name)
     if value is None:
         return []
@@ -422,7 +519,7 @@ def crossref_fields(
     refuses a raw NUL and a lone surrogate, and the check costs a file import about 6 µs of CPU
     per work.
     """
-    if not isinstance(work, dict):
+    if not isinstance(work, dict | CrossrefItem):
         raise BadLine("expected a Crossref work object")
     doi = work.get("DOI")
     if not isinstance(doi, str) or not doi.startswith("10."):
@@ -432,19 +529,24 @@ def crossref_fields(
         raise BadLine(
             f"field 'DOI': {len(doi)} characters, longer than the {DOI_CHARS} a DOI is stored in"
         )
-    if not storable:
+    if not storable and isinstance(work, dict):  # crossref_decode's works are storable
         _check_storable_json(work)
     title = _first(work, "title")
     if limits is not None:
         _check_title(title, limits)
     names = _author_names(work)
-    norm = title_norm(title)
+    # Titles are unique in a catalogue: title_norm's memory would only be churned by them.
+    norm = normalize_title(title)
+    container = _first(work, "container-title")
+    page = first_page(_text(work.get("page"), "page")) or page_key(
+        _text(work.get("article-number"), "article-number")
+    )
     return {
         "doi": doi,
         "title": title,
         "title_norm": norm,
         "title_key": norm.replace(" ", "")[:255],
-        "container_title": _first(work, "container-title"),
+        "container_title": container,
         "first_author": fold_name(names[0])[:128] if names else "",
         "authors": ", ".join(n for n in names if n),
         "year": _issued_year(work),
@@ -453,31 +555,31 @@ def crossref_fields(
         "update_to": _list(work, "update-to"),
         "raw": work if keep_raw else None,
         "arxiv_versions": relation_versions(doi, work),
-        **_crossref_locator(work),
-    }
-
-
-def _crossref_locator(work: dict[str, Any]) -> dict[str, str]:
-    """Return the journal keys, volume, first page and issue of a Crossref work."""
-    page = first_page(_text(work.get("page"), "page")) or page_key(
-        _text(work.get("article-number"), "article-number")
-    )
-    return {
-        "venue_key": venue_key(_first(work, "container-title")),
-        "short_venue_key": venue_key(_first(work, "short-container-title")),
+        # Where it was published: journal keys, volume, first page, issue.
+        "venue_key": _venue_key(container),
+        "short_venue_key": _venue_key(_first(work, "short-container-title")),
         "volume": page_key(_text(work.get("volume"), "volume")),
         "first_page": page,
         "issue": _text(work.get("issue"), "issue").strip()[:32],
     }
 
 
-def crossref_document(handle: IO[bytes], name: str, limits: Limits) -> tuple[str, list[Any], bool]:
+def crossref_document(
+    handle: IO[bytes], name: str, limits: Limits, whole: bool = False
+) -> tuple[str, list[Any], bool]:
     """Return where the works are ("items" or "message.items"), the works of one document, and
-    whether orjson parsed it (its works are then `storable`, see crossref_fields).
+    whether they are `storable` (see crossref_fields): parsed by orjson or msgspec.
 
-    A document of the wrong shape, too large or nested too deep is refused whole (BadLine).
+    Unless `whole` works are wanted (to keep their JSON), a plain {"items"} document comes as
+    the fields the catalogue keeps (crossref_decode); any other as parsed. A document of the
+    wrong shape, too large or nested too deep is refused whole (BadLine).
     """
-    document, by_orjson = _whole_document(handle, name, limits)
+    data = _document_bytes(handle, name, limits)
+    if not whole and nests_within(data, limits.json_depth):
+        items = decode_items(data)
+        if items is not None:
+            return "items", items, True
+    document, by_orjson = _whole_document(data, name, limits)
     return (*_document_items(document, name), by_orjson)
 
 
@@ -503,9 +605,8 @@ def _document_items(document: dict[str, Any], path: str) -> tuple[str, list[Any]
     return where, items
 
 
-def _whole_document(handle: IO[bytes], path: str, limits: Limits) -> tuple[Any, bool]:
-    """Return one {"items"} document and whether orjson parsed it; refuse it past the file
-    size or nesting limits."""
+def _document_bytes(handle: IO[bytes], path: str, limits: Limits) -> bytes:
+    """Return a document's bytes without escaped NULs; refuse it past the file size limit."""
     try:
         data = handle.read(limits.json_file_bytes + 1)
     except (EOFError, OSError, zlib.error) as exc:
@@ -513,8 +614,14 @@ def _whole_document(handle: IO[bytes], path: str, limits: Limits) -> tuple[Any, 
     if len(data) > limits.json_file_bytes:
         size = limits.describe("json_file_bytes", "bytes")
         raise BadLine(f"{path}: a single JSON document larger than {size}; use JSON lines")
+    return drop_escaped_nul(data)
+
+
+def _whole_document(data: bytes, path: str, limits: Limits) -> tuple[Any, bool]:
+    """Return one {"items"} document and whether orjson parsed it; refuse it past the nesting
+    limit."""
     try:
-        document, by_orjson = _loads_document(drop_escaped_nul(data), limits.json_depth)
+        document, by_orjson = _loads_document(data, limits.json_depth)
     except JsonTooDeep as exc:
         depth = limits.describe("json_depth", "levels")
         raise BadLine(f"{path}: {exc.where}: nested deeper than {depth}") from None

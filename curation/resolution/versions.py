@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from curation.references.identifiers import (
     ARXIV_DOI_PREFIX,
@@ -105,7 +105,13 @@ def _entries(relation: dict[str, Any], name: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def relation_versions(doi: str, work: Mapping[str, Any]) -> list[str]:
+class _Fields(Protocol):
+    """A work's fields by JSON name: a dict, or the kept fields of crossref_decode."""
+
+    def get(self, key: str, default: Any = None, /) -> Any: ...
+
+
+def relation_versions(doi: str, work: _Fields) -> list[str]:
     """Return the arXiv versions a Crossref work's `relation` names, as stored tokens.
 
     A published work that `has-preprint` an arXiv paper gives "arxiv:<id>"; the work of an

@@ -1,6 +1,9 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from curation.references import compact_title, normalize_reference_text, normalize_title
+from curation.references.normalize import _normalize_title_slow
 
 
 @pytest.mark.parametrize(
@@ -43,6 +46,24 @@ def test_normalize_reference_text_identifies_whitespace_and_case_variants() -> N
 )
 def test_normalize_title(title: str, expected: str) -> None:
     assert normalize_title(title) == expected
+
+
+# ASCII with what the fold acts on: NUL (deleted), other controls (spaces, which can make a
+# "- " break), the backquote, hyphens and spaces, underscores, letters of both cases, digits.
+_ASCII_TITLES = st.text(alphabet="aZq7_ -`'.:\x00\x01\x0b\t(", max_size=40)
+
+
+@given(_ASCII_TITLES)
+@settings(max_examples=2000, deadline=None)
+def test_normalize_title_ascii_shortcut_gives_the_full_normalisation(title: str) -> None:
+    assert normalize_title(title) == _normalize_title_slow(title)
+
+
+@pytest.mark.parametrize("title", ["Learn-\x01ing", "A\x00B", "Learn- ing", "x`y", "Deep_Nets"])
+def test_normalize_title_ascii_shortcut_leaves_folds_and_breaks_to_the_full_path(
+    title: str,
+) -> None:
+    assert normalize_title(title) == _normalize_title_slow(title)
 
 
 def test_compact_title_is_glue_insensitive() -> None:

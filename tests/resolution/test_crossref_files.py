@@ -18,6 +18,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from curation.resolution.crossref_decode import decode_items
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
 from curation.resolution.services import catalogue_imports
 from curation.resolution.services.catalogue_imports import store_crossref_works
@@ -211,25 +212,82 @@ def test_an_import_stopped_mid_file_resumes_at_the_line_or_item_reached(
     assert f"{path}: {added} works added, 0 updated, 0 bad lines skipped" in out
 
 
-def test_the_new_path_stores_what_store_crossref_works_stores(tmp_path: Path) -> None:
+# Works a file may hold beside plain ones: kept as written, whichever parser read them.
+ODD_WORKS = [
+    work(4, title=["Ünïcödé — “quoted” title"], author=[{"name": "Équipe Œuvre"}]),
+    work(5, DOI="10.1000/Back\\slash", title=["A\\b"], page="e-12", volume="07"),
+    work(6, **{"updated-by": [{"DOI": "10.1/\u00e9", "note": None, "n": 1.5}]}),
+]
+# An integer past 64 bits: orjson reads it as a float (so a whole document stores it rounded),
+# msgspec exactly, as the ORM stores the Python integer.
+BIG_NUMBER = work(8, **{"update-to": [{"DOI": "10.1/x", "big": 12345678901234567890123}]})
+
+
+@pytest.mark.parametrize(
+    ("path", "extra", "options"),
+    [
+        ("kept fields (msgspec)", [BIG_NUMBER], ()),
+        # an author that is not an object: the document is parsed whole, as before
+        ("whole document", [work(7, author=[None, {"family": "Kept"}])], ()),
+        ("whole document, raw kept", [], ("--keep-raw",)),
+    ],
+)
+def test_the_new_path_stores_what_store_crossref_works_stores(
+    tmp_path: Path, path: str, extra: list[dict[str, Any]], options: tuple[str, ...]
+) -> None:
     """The COPY rows and the ORM's bulk upsert keep the same columns for the same works."""
     works = [
-        work(1, author=[{"family": "Müller", "given": "J."}, {"name": "CERN Team"}],
-             issued={"date-parts": [[2019, 3]]}, **{"container-title": ["Phys. Rev. D"]},
-             volume="99", page="054001", issue="5", type="journal-article"),  # fmt: skip
-        work(2, title=["Tabs\tand\\backslashes \"quoted\"\n"], **{
-            "updated-by": [{"DOI": "10.1000/r", "type": "retraction", "note": "a\tb\\c"}],
-            "relation": {"has-preprint": [{"id-type": "arxiv", "id": "2101.00001"}]},
-        }),  # fmt: skip
+        work(
+            1,
+            author=[{"family": "Müller", "given": "J."}, {"name": "CERN Team"}],
+            issued={"date-parts": [[2019, 3]]},
+            **{"container-title": ["Phys. Rev. D"]},
+            volume="99",
+            page="054001",
+            issue="5",
+            type="journal-article",
+        ),  # fmt: skip
+        work(
+            2,
+            title=['Tabs\tand\\backslashes "quoted"\n'],
+            **{
+                "updated-by": [{"DOI": "10.1000/r", "type": "retraction", "note": "a\tb\\c"}],
+                "relation": {"has-preprint": [{"id-type": "arxiv", "id": "2101.00001"}]},
+            },
+        ),  # fmt: skip
         work(3, title=[], **{"article-number": "e12", "short-container-title": ["JHEP"]}),
+        *ODD_WORKS,
+        *extra,
         work(1, title=["The last of one DOI wins"]),
     ]
+    document = json.dumps({"items": works}).encode()
+    if "--keep-raw" not in options:  # raw kept, works are always parsed whole
+        assert (decode_items(document) is not None) == (path == "kept fields (msgspec)")
     fields = [f.name for f in CrossrefWork._meta.fields if f.name not in ("id", "imported_at")]
-    store_crossref_works(works, keep_raw=True)
+    store_crossref_works(works, keep_raw="--keep-raw" in options)
     by_orm = sorted(CrossrefWork.objects.values_list(*fields))
     CrossrefWork.objects.all().delete()
 
-    _, err, error = run(items_file(tmp_path / "w.json.gz", works), "--keep-raw")
+    _, err, error = run(items_file(tmp_path / "w.json.gz", works), *options)
 
     assert error is None, err
     assert sorted(CrossrefWork.objects.values_list(*fields)) == by_orm
+
+
+def test_a_work_given_again_unchanged_is_left_as_it_is(tmp_path: Path) -> None:
+    """A re-import rewrites only the works whose kept fields changed."""
+    first = items_file(tmp_path / "a.json.gz", [work(n) for n in range(5)])
+    out, err, error = run(first)
+    assert error is None, err
+    assert f"{first}: 5 works added, 0 updated" in out
+    stored = dict(CrossrefWork.objects.values_list("doi", "imported_at"))
+
+    changed = [work(n) for n in range(5)]
+    changed[3]["title"] = ["Folder work 3, corrected"]
+    out, err, error = run(items_file(tmp_path / "b.json.gz", changed))
+
+    assert error is None, err
+    assert f"{tmp_path / 'b.json.gz'}: 0 works added, 1 updated" in out
+    after = dict(CrossrefWork.objects.values_list("doi", "imported_at"))
+    assert {doi for doi in after if after[doi] != stored[doi]} == {"10.1000/f3"}
+    assert CrossrefWork.objects.get(doi="10.1000/f3").title == "Folder work 3, corrected"

@@ -63,7 +63,8 @@ def test_bad_snapshot_lines_are_skipped_and_the_checkpoint_moves_past_them(
     ]
     path.write_bytes(b"\n".join(lines) + b"\n")
 
-    out, err = run("import_arxiv_snapshot", path, "--batch-size", "3")
+    # Parsed by two worker processes: the messages and the checkpoint are the same.
+    out, err = run("import_arxiv_snapshot", path, "--batch-size", "3", "--processes", "2")
 
     assert skipped(err) == [
         f"skipped {path}:2: field 'id': 65 characters, longer than the 64 an arXiv id is stored in",

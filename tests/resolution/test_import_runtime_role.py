@@ -71,6 +71,26 @@ def assert_analyzed_since(before: dict[str, datetime | None], *tables: str) -> N
         assert before.get(table) is None or after[table] > before[table], table  # type: ignore[operator]
 
 
+def index_definitions(*tables: str) -> dict[str, tuple[int, str]]:
+    """Return each index of the tables by name: its oid and its definition."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, i.indexrelid, pg_get_indexdef(i.indexrelid) FROM pg_index i "
+            "JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = ANY(%s::regclass[])",
+            [list(tables)],
+        )
+        return {name: (int(oid), definition) for name, oid, definition in cursor.fetchall()}
+
+
+def assert_rebuilt_as_declared(
+    before: dict[str, tuple[int, str]], after: dict[str, tuple[int, str]], deferred: set[str]
+) -> None:
+    """The same indexes, defined the same; the deferred ones built anew, the others kept."""
+    assert {n: d for n, (_, d) in after.items()} == {n: d for n, (_, d) in before.items()}
+    rebuilt = {name for name in after if after[name][0] != before[name][0]}
+    assert rebuilt == deferred
+
+
 def test_the_arxiv_snapshot_imports_as_the_runtime_role(
     runtime_role: RuntimeRole, tmp_path: Path
 ) -> None:
@@ -90,6 +110,7 @@ def test_the_arxiv_snapshot_imports_as_the_runtime_role(
     )
     tables = ("curation_paper", "resolution_paperlocator")
     before = analyzed_at(*tables)
+    indexes = index_definitions(*tables)
 
     result = run_as(runtime_role, "import_arxiv_snapshot", str(path), "--verbosity", "0")
 
@@ -103,6 +124,12 @@ def test_the_arxiv_snapshot_imports_as_the_runtime_role(
     assert Paper.objects.filter(in_catalogue=True).count() == 39
     assert pending_pages("paper_title_fts") == 0  # the import merged the pending list
     assert_analyzed_since(before, *tables)
+    # A load larger than the (empty) catalogue: its secondary indexes were built after it.
+    assert_rebuilt_as_declared(
+        indexes,
+        index_definitions(*tables),
+        {"paper_title_fts", "paper_title_key", "paper_doi", "paper_locator"},
+    )
     assert TitleWord.objects.filter(word="runtime", titles=39).exists()
 
 
@@ -161,14 +188,20 @@ def test_a_crossref_load_larger_than_the_catalogue_builds_the_title_index_after_
     padding = "p" * 300  # 400 works of about 400 bytes: a load of ~40 works by its size
     path.write_text(
         "\n".join(
-            json.dumps({"DOI": f"10.1000/big.{n}", "title": [f"Bulk loaded work {n}"],
-                        "publisher": padding})  # fmt: skip
+            json.dumps(
+                {
+                    "DOI": f"10.1000/big.{n}",
+                    "title": [f"Bulk loaded work {n}"],
+                    "publisher": padding,
+                }
+            )  # fmt: skip
             for n in range(400)
         )
         + "\n"
     )
     before = index_oid("crossref_title_fts")
     analyzed = analyzed_at("resolution_crossrefwork")
+    indexes = index_definitions("resolution_crossrefwork")
 
     result = run_as(runtime_role, "import_crossref_works", str(path), "--verbosity", "0",
                     "--no-requeue")  # fmt: skip
@@ -177,6 +210,11 @@ def test_a_crossref_load_larger_than_the_catalogue_builds_the_title_index_after_
     assert f"{path}: 400 works added, 0 updated, 0 bad lines skipped" in result.stdout
     after = index_oid("crossref_title_fts")
     assert after is not None and after != before  # dropped before the load, built after it
+    assert_rebuilt_as_declared(
+        indexes,
+        index_definitions("resolution_crossrefwork"),
+        {"crossref_title_fts", "crossref_title_key", "crossref_locator", "crossref_arxiv_versions"},
+    )
     assert_analyzed_since(analyzed, "resolution_crossrefwork")
     with connection.cursor() as cursor:
         cursor.execute("SET enable_seqscan = off")

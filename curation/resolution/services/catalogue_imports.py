@@ -35,15 +35,12 @@ from curation.resolution.catalogue_rows import (
     PAPER_COLUMNS,
     BadLine,
     ImportReport,
-    UnreadableInput,
-    arxiv_row,
     crossref_fields,
     file_key,
-    numbered_lines,
+    load_tables,
     open_input,
-    parse_line,
-    paused_gc,
-    too_long,
+    read_snapshot_piece,
+    snapshot_pieces,
 )
 from curation.resolution.models import CrossrefWork, ImportCheckpoint
 
@@ -111,11 +108,14 @@ def import_arxiv_snapshot(
     batch_size: int = 20_000,
     progress: Callable[[int], None] | None = None,
     restart: bool = False,
+    processes: int = 1,
 ) -> ImportReport:
     """Load an arXiv snapshot into the catalogue, in batches, resuming after the last one done.
 
-    Each batch is COPYed into a staging table, then upserted in the same transaction that
-    moves the checkpoint, so a stopped import resumes exactly where it left off.
+    Worker processes parse pieces of `batch_size` lines (catalogue_rows.read_snapshot_piece)
+    while this process stores the previous ones. Each batch is COPYed into a staging table,
+    then upserted in the same transaction that moves the checkpoint, so a stopped import
+    resumes exactly where it left off.
     """
     report = ImportReport()
     key = file_key(path)
@@ -124,48 +124,56 @@ def import_arxiv_snapshot(
         checkpoint.line = checkpoint.byte_offset = checkpoint.imported = checkpoint.bad_lines = 0
         checkpoint.finished = False
     report.resumed_at = checkpoint.line
-    limits = current_limits()
-    with open_input(path) as handle, paused_gc():
-        if checkpoint.byte_offset:
-            handle.seek(checkpoint.byte_offset)
-        rows: list[tuple[Any, ...]] = []
-        last_line, last_offset = checkpoint.line, checkpoint.byte_offset
-        lines = numbered_lines(handle, checkpoint.line, path, limits.line_bytes)
-        try:
-            for number, offset, line in lines:
-                length, last_line, last_offset = offset - last_offset, number, offset
-                report.read += 1
-                if line is None:
-                    report.note_bad(f"{path}:{number}: {too_long(length, limits)}")
-                    continue
-                if not line.strip():
-                    continue
-                try:
-                    rows.append((number, *arxiv_row(parse_line(line, limits), limits)))
-                except BadLine as exc:
-                    report.note_bad(f"{path}:{number}: {exc}")
-                except ValueError as exc:
-                    report.note_bad(f"{path}:{number}: not JSON: {exc}")
-                if len(rows) >= batch_size:
-                    _load_batch(rows, checkpoint, number, offset, report, actor, reason, path)
-                    if progress:
-                        progress(len(rows))
-                    rows = []
-        except UnreadableInput as exc:
-            # The complete lines read so far are good: keep them, and say where reading stopped.
-            report.stopped = str(exc)
-        final = report.stopped is None
-        _load_batch(
-            rows, checkpoint, last_line, last_offset, report, actor, reason, path, final=final
-        )
-        if progress and rows:
-            progress(len(rows))
+    # Inside a caller's transaction the locators' deferred foreign-key checks are still pending
+    # at the end, and PostgreSQL refuses to build an index on a table that has some: the
+    # indexes are kept up row by row there (the command runs each batch in its own).
+    in_transaction = connection.in_atomic_block
+    deferred = not in_transaction and _defer_indexes("arxiv", path, _BYTES_PER_PAPER)
+    try:
+
+        def store(rows: list[tuple[Any, ...]], line: int, offset: int, last: bool) -> None:
+            _load_batch(rows, checkpoint, line, offset, report, actor, reason, path, final=last)
+
+        _read_snapshot(path, checkpoint, report, store, batch_size, processes, progress)
+    finally:
+        if deferred:  # also when the load stopped: the resolver's lookups need the indexes
+            settle_catalogue("arxiv")
     # Also when no paper changed: the locators follow every line (the planner must know the
     # locator table is large).
-    settle_catalogue("arxiv")
+    if not deferred:
+        settle_catalogue("arxiv")
     if report.inserted or report.updated:
         refresh_title_words()
     return report
+
+
+def _read_snapshot(
+    path: Path,
+    checkpoint: ImportCheckpoint,
+    report: ImportReport,
+    store: Callable[[list[tuple[Any, ...]], int, int, bool], None],
+    batch_size: int,
+    processes: int,
+    progress: Callable[[int], None] | None,
+) -> None:
+    """Read a snapshot from its checkpoint in pieces of `batch_size` lines, parsed by
+    `processes` worker processes, and `store` each piece's rows (import_arxiv_snapshot)."""
+    limits = current_limits()
+    with open_input(path) as handle:
+        if checkpoint.byte_offset:
+            handle.seek(checkpoint.byte_offset)
+        start = (checkpoint.line, checkpoint.byte_offset)
+        pieces = snapshot_pieces(handle, path, start, batch_size, limits)
+        for piece, made in _in_order(pieces, read_snapshot_piece, processes):
+            report.read += len(piece.lines)
+            for message in made.bad:
+                report.note_bad(message)
+            # The complete lines read before a file stops being readable are good: kept, and
+            # report.stopped says where reading stopped.
+            report.stopped = report.stopped or piece.stopped
+            store(made.rows, piece.line, piece.offset, piece.last)
+            if progress and made.rows:
+                progress(len(made.rows))
 
 
 def settle_catalogue(catalogue: str) -> int:
@@ -227,6 +235,8 @@ def catalogue_rows_upsert(
 
 
 _Item = TypeVar("_Item")
+_Piece = TypeVar("_Piece")
+_Made = TypeVar("_Made")
 
 
 _Result = TypeVar("_Result")
@@ -254,6 +264,17 @@ def _store_apart_from_refused(
     return _store_apart_from_refused(items[:half], store, refused) + _store_apart_from_refused(
         items[half:], store, refused
     )
+
+
+def _commit_without_waiting() -> None:
+    """Let this batch's transaction commit without waiting for its WAL to reach the disk.
+
+    A crash may then lose the last batches' commits (under a second of them), never a part
+    of one: each moves its file's checkpoint in the same transaction, so the import resumes
+    from the last batch that reached the disk, as after any stop.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit = off")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -284,6 +305,7 @@ def _load_batch(
         report.note_bad(f"{path}:{row[0]}: the database refused it: {why}")
 
     with transaction.atomic():
+        _commit_without_waiting()
         if rows:
             for inserted, updated in _store_apart_from_refused(rows, upsert, refused):
                 report.inserted += inserted
@@ -321,6 +343,12 @@ def _store_crossref_fields(batch: Sequence[dict[str, Any]]) -> int:
     return len(objects)
 
 
+# A work a file gives again unchanged is left as it is (imported_at then says when an import
+# last changed it): a re-import of a catalogue bigger than shared_buffers otherwise rewrites
+# every row and its index entries, about twice the CPU of the first import (90 against 52 µs
+# of PostgreSQL per work, 1M works).
+_CROSSREF_CHANGED = [c for c in _CROSSREF_UPDATED if c != "imported_at"]
+
 _CROSSREF_STAGE = "resolution_crossref_stage"
 
 _CROSSREF_TYPES = {
@@ -342,6 +370,8 @@ WITH up AS (
     SELECT DISTINCT ON (doi) {", ".join(CROSSREF_COLUMNS)}, %s FROM {_CROSSREF_STAGE}
     ORDER BY doi, line DESC
     ON CONFLICT (doi) DO UPDATE SET {", ".join(f"{c} = EXCLUDED.{c}" for c in _CROSSREF_UPDATED)}
+    WHERE ({", ".join(f"resolution_crossrefwork.{c}" for c in _CROSSREF_CHANGED)})
+        IS DISTINCT FROM ({", ".join(f"EXCLUDED.{c}" for c in _CROSSREF_CHANGED)})
     RETURNING (xmax = 0) AS inserted
 )
 SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM up
@@ -373,10 +403,10 @@ def import_crossref_works(
     whole = set_key(path)
     if whole is not None:
         _start_set(whole, restart)
-    deferred = _defer_title_index(path)
+    deferred = _defer_indexes("crossref", path, _BYTES_PER_WORK)
     try:
         pieces = _crossref_pieces(path, whole, batch_size, keep_raw, restart, report)
-        for piece, rows in _in_order(pieces, processes):
+        for piece, rows in _in_order(pieces, read_piece, processes):
             _store_piece(piece, rows, whole, batch_size, report)
             if progress:
                 progress(rows.read)
@@ -392,33 +422,40 @@ def import_crossref_works(
     return report
 
 
-_WORKS = "resolution_crossrefwork"
+# The table each catalogue fills.
+_TABLES = {"crossref": "resolution_crossrefwork", "arxiv": "curation_paper"}
 
 # Fewest bytes a work takes in a file (gzip'd, without references): the input holds at least
 # its size over this many works.
 _BYTES_PER_WORK = 4096
 
+# Fewest bytes a snapshot line takes (arXiv's average about 1,500, most of it the abstract).
+_BYTES_PER_PAPER = 1024
 
-def _defer_title_index(path: Path) -> bool:
-    """Drop the title index for a load at least as large as the catalogue; True when dropped.
 
-    Kept up row by row, the GIN index over titles costs more than half of PostgreSQL's time per
-    work; built after the load (by settle_catalogue), a small part of it, when the load is
-    large relative to the table. The owner's function does the drop (migration 0008).
+def _defer_indexes(catalogue: str, path: Path, bytes_per_row: int) -> bool:
+    """Drop a catalogue's secondary indexes for a load at least as large as it; True when
+    dropped.
+
+    Kept up row by row, the title's GIN index costs more than half of PostgreSQL's time per
+    row, and the btree indexes most of the rest once they outgrow shared_buffers (random page
+    writes); built after the load (by settle_catalogue), a sort each, when the load is large
+    relative to the table. The owner's function does the drop (migrations 0009, 0010).
     """
     files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else [path]
-    incoming = sum(p.stat().st_size for p in files) // _BYTES_PER_WORK
+    incoming = sum(p.stat().st_size for p in files) // bytes_per_row
+    table = _TABLES[catalogue]
     with connection.cursor() as cursor:
         # The planner's estimate, kept by the ANALYZE of every import; counted (no further than
         # the load's size) when the table was never analyzed.
-        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [_WORKS])
+        cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [table])
         held = float(cursor.fetchone()[0])
         if held < 0:
-            cursor.execute(f"SELECT count(*) FROM (SELECT FROM {_WORKS} LIMIT %s) t", [incoming])
+            cursor.execute(f"SELECT count(*) FROM (SELECT FROM {table} LIMIT %s) t", [incoming])
             held = float(cursor.fetchone()[0])
         if incoming < max(held, 1):
             return False
-        cursor.execute("SELECT resolution_defer_catalogue_index('crossref')")
+        cursor.execute("SELECT resolution_defer_catalogue_index(%s)", [catalogue])
         return bool(cursor.fetchone()[0])
 
 
@@ -459,7 +496,9 @@ def _crossref_pieces(
             yield from line_pieces(source, handle, start, size, limits, keep_raw)
 
 
-def _in_order(pieces: Iterator[Piece], processes: int) -> Iterator[tuple[Piece, PieceRows]]:
+def _in_order(
+    pieces: Iterator[_Piece], read: Callable[[_Piece], _Made], processes: int
+) -> Iterator[tuple[_Piece, _Made]]:
     """Read pieces in `processes` worker processes (here with 1), yielding them in order.
 
     At most two pieces per process are in flight, so memory stays flat whatever the input's
@@ -467,12 +506,13 @@ def _in_order(pieces: Iterator[Piece], processes: int) -> Iterator[tuple[Piece, 
     """
     if processes <= 1:
         for piece in pieces:
-            yield piece, read_piece(piece)
+            yield piece, read(piece)
         return
+    load_tables()
     with multiprocessing.get_context("fork").Pool(processes) as pool:
-        flight: deque[tuple[Piece, AsyncResult[PieceRows]]] = deque()
+        flight: deque[tuple[_Piece, AsyncResult[_Made]]] = deque()
         for piece in pieces:
-            flight.append((piece, pool.apply_async(read_piece, (piece,))))
+            flight.append((piece, pool.apply_async(read, (piece,))))
             if len(flight) >= 2 * processes:
                 done, result = flight.popleft()
                 yield done, result.get()
@@ -499,6 +539,7 @@ def _store_piece(
     for number, batch in enumerate(batches or [[]], 1):
         last = number == len(batches or [[]])
         with transaction.atomic():
+            _commit_without_waiting()
             _store_crossref_rows(batch, report)
             if piece.lines is None:  # a document: how many of its items are done
                 checkpoint.line = rows.items if last else batch[-1][1] + 1
