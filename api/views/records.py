@@ -17,8 +17,8 @@ from curation.models import Paper
 from curation.record.http import record_response
 from curation.record.revalidation import anonymous_and_allowed, throttled_already
 from curation.record.schema import RECORD_SCHEMA
+from curation.record.selectors import papers_by_record_change
 from curation.references.identifiers import looks_like_arxiv_id
-from curation.selectors import papers_by_record_change
 
 from ..caching import NOT_MODIFIED, SCHEMA
 from ..filters import RecordChangeFilter
