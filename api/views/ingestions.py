@@ -15,7 +15,7 @@ from curation.audit import Actor
 from curation.ingestion import selectors, tasks
 from curation.ingestion.models import PaperIngestion
 from curation.ingestion.services import MAX_IDS
-from curation.services.reference_lists import clean_arxiv_id
+from curation.references.identifiers import clean_arxiv_id
 from curation.states import ChangeSource
 
 from ..caching import PRIVATE

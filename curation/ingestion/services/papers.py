@@ -27,17 +27,14 @@ from curation.ingestion.selectors import NOT_ON_ARXIV
 from curation.ingestion.sources import ListedEntry, archive_limits, entries_from_bibliography
 from curation.limits import MAX_INTERRUPTED, killed_worker_reason
 from curation.models import Observation, Paper
+from curation.references.identifiers import clean_arxiv_id, not_an_arxiv_id
 from curation.references.latex_source import (
     PdfOnlySource,
     SourceArchiveError,
     bibliography_from_eprint,
 )
 from curation.resolution.services import CHUNK_SIZE, locked_observations, observations_resolve
-from curation.services.reference_lists import (
-    clean_arxiv_id,
-    not_an_arxiv_id,
-    reference_list_import,
-)
+from curation.services.reference_lists import reference_list_import
 
 from .metadata import metadata_store
 

@@ -12,8 +12,8 @@ from curation.limits import InputTooLarge, current_limits, read_bounded
 from curation.references.formats import ReferenceInputError, SourceReference, read_references
 from curation.references.formats.bib import BIBTEX_MACROS_BOUNDED
 from curation.references.formats.bibtex_macros import EXPANSION_FACTOR, MAX_VALUE_CHARS
+from curation.references.identifiers import NotAnArxivId, required_arxiv_id
 from curation.services import reference_list_import
-from curation.services.reference_lists import NotAnArxivId, required_arxiv_id
 
 FORMATS = ("auto", "bib", "bbl", "text", "tei", "jats")
 
