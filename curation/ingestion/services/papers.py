@@ -16,7 +16,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from curation.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLarge
@@ -33,7 +32,7 @@ from curation.references.latex_source import (
     SourceArchiveError,
     bibliography_from_eprint,
 )
-from curation.resolution.services import CHUNK_SIZE, locked_observations, observations_resolve
+from curation.resolution.services import observations_resolve_new
 from curation.services.reference_lists import reference_list_import
 
 from .metadata import metadata_store
@@ -310,7 +309,9 @@ def _import_and_resolve(
     """Import the list as the paper's `arxiv_source` observations, then resolve the new ones."""
     source_entries_import(ingestion, outcome, entries, actor, reason)
     outcome.resolved = observations_resolve_new(
-        Observation.objects.filter(paper=ingestion.paper, source=ARXIV_SOURCE), actor, reason
+        observations=Observation.objects.filter(paper=ingestion.paper, source=ARXIV_SOURCE),
+        actor=actor,
+        reason=reason,
     )
     error = "" if entries else NO_BIBLIOGRAPHY
     return finish(ingestion, outcome, IngestionState.DONE, error)
@@ -337,24 +338,6 @@ def source_entries_import(
                 notes.append(f"{imported.superseded} observations of an imported record retired: the source's list replaces them")
             set_fields(ingestion, warnings=notes[:50])
     set_fields(ingestion, state=IngestionState.RESOLVING, reference_count=len(entries))
-
-
-def observations_resolve_new(
-    observations: QuerySet[Observation], actor: Actor, reason: str
-) -> int:
-    """Resolve the current observations that have no verdict yet, a chunk per transaction."""
-    ids = list(
-        observations.filter(retired_at__isnull=True, resolution__isnull=True)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-    for start in range(0, len(ids), CHUNK_SIZE):
-        with transaction.atomic():
-            locked = list(
-                locked_observations(Observation.objects.filter(pk__in=ids[start : start + CHUNK_SIZE]))
-            )
-            observations_resolve(observations=locked, actor=actor, reason=reason, locked=True)
-    return len(ids)
 
 
 def ingestion_failed(*, arxiv_id: str, error: str) -> None:
