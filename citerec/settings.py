@@ -396,7 +396,8 @@ CITEREC_WORKER_DATABASE_WAIT = env_int("CITEREC_WORKER_DATABASE_WAIT", 60)
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_QUEUE_NAMES = ("resolution", "notices", "crossref", "ingestion", "default")
 CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUE_NAMES]
-# Tasks are routed by module, so each kind of work scales on its own queue.
+# Tasks are routed by name (their module's, but for curation/tasks.py's measure_citations, which
+# keeps the name of its first home), so each kind of work scales on its own queue.
 CELERY_TASK_ROUTES = {
     "curation.resolution.tasks.*": {"queue": "resolution"},
     "curation.notices.tasks.*": {"queue": "notices"},
