@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Packages whose __init__ only gathers modules of several floors (each placed on its own).
 MIXED_PACKAGES = {
     "curation", "curation.record", "curation.resolution", "curation.notices",
-    "curation.ingestion", "curation.crossref",
+    "curation.ingestion",
 }  # fmt: skip
 # The project package: settings, Celery's app and the WSGI entry wire the apps together; the
 # rest is plumbing that imports no app module (the second contract).

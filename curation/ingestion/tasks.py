@@ -16,9 +16,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db import transaction
 
 from citerec.celery import failure_reason
-from curation.arxiv import ArxivUnavailable
 from curation.audit import Actor
-from curation.ingestion import grobid, selectors
+from curation.clients import grobid
+from curation.clients.arxiv import ArxivUnavailable
+from curation.ingestion import selectors
 from curation.ingestion import services as ingestion
 from curation.ingestion.schedule import (
     PAPER_MAX_RETRIES,

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 
-from curation.crossref import CrossrefError, get_client
+from curation.clients.crossref import CrossrefError, get_client
 from curation.references import Malformed, ParsedReference, extract_identifiers, parse_reference
 from curation.references.identifiers import ARXIV_DOI_PREFIX, doi_key
 from curation.references.quality import title_problem

@@ -18,9 +18,9 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from curation.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLarge
 from curation.audit import Actor, audited
-from curation.ingestion import grobid
+from curation.clients import grobid
+from curation.clients.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLarge
 from curation.ingestion.models import ACTIVE_STATES, IngestionState, PaperIngestion
 from curation.ingestion.selectors import NOT_ON_ARXIV
 from curation.ingestion.sources import ListedEntry, archive_limits, entries_from_bibliography

@@ -1,8 +1,8 @@
 """Fixtures for code that talks to arXiv: `fake_arxiv`, reusable by any test package.
 
-To use it outside tests/arxiv, import it into that package's conftest.py:
+To use it outside tests/clients/arxiv, import it into that package's conftest.py:
 
-    from tests.arxiv.conftest import fake_arxiv  # noqa: F401
+    from tests.clients.arxiv.conftest import fake_arxiv  # noqa: F401
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pytest_httpserver import HTTPServer
 
-from tests.arxiv.fake_arxiv import FakeArxiv
+from tests.clients.arxiv.fake_arxiv import FakeArxiv
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The Crossref REST API client: polite, rate-limited across workers, cached, offline-aware."""
 
-from curation.crossref.client import (
+from curation.clients.crossref.client import (
     CrossrefClient,
     CrossrefError,
     CrossrefOffline,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from curation.arxiv.errors import ArxivBadRecord
+from curation.clients.arxiv.errors import ArxivBadRecord
 from curation.references.identifiers import parse_arxiv
 
 OAI_NS = "http://www.openarchives.org/OAI/2.0/"

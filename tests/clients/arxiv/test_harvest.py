@@ -7,7 +7,7 @@ from datetime import date
 import httpx2
 import pytest
 
-from curation.arxiv import (
+from curation.clients.arxiv import (
     ArxivError,
     ArxivMetadata,
     ArxivOffline,
@@ -15,7 +15,7 @@ from curation.arxiv import (
     DeletedRecord,
     ResumptionPoint,
 )
-from tests.arxiv.fake_arxiv import FakeArxiv
+from tests.clients.arxiv.fake_arxiv import FakeArxiv
 
 IDS = ["2401.00001", "2401.00002", "hep-th/9901001", "2401.00004", "2401.00005"]
 

@@ -7,9 +7,9 @@ import uuid
 import pytest
 import redis
 
-from curation.arxiv import ArxivClient
-from curation.crossref.throttle import RedisThrottle
-from tests.arxiv.fake_arxiv import FakeArxiv
+from curation.clients.arxiv import ArxivClient
+from curation.clients.crossref.throttle import RedisThrottle
+from tests.clients.arxiv.fake_arxiv import FakeArxiv
 
 pytestmark = pytest.mark.services
 

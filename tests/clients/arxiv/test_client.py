@@ -9,15 +9,15 @@ from datetime import UTC, date, datetime
 import httpx2
 import pytest
 
-from curation.arxiv import (
+from curation.clients.arxiv import (
     ArxivClient,
     ArxivNotFound,
     ArxivOffline,
     EprintTooLarge,
     SourceStore,
 )
-from curation.crossref.throttle import LocalThrottle, RedisThrottle
-from tests.arxiv.fake_arxiv import DEV_SOURCES, MINIMAL_PDF, FakeArxiv, gzipped
+from curation.clients.crossref.throttle import LocalThrottle, RedisThrottle
+from tests.clients.arxiv.fake_arxiv import DEV_SOURCES, MINIMAL_PDF, FakeArxiv, gzipped
 
 TAR_GZ = DEV_SOURCES / "dawe__schist-paper.tar.gz"
 ONE_FILE_GZ = DEV_SOURCES / "kdpenner__dustmorph.gz"

@@ -20,7 +20,7 @@ from oaipmh_scythe.config import RetryConfig
 from oaipmh_scythe.iterator import OAIResponseIterator
 from oaipmh_scythe.response import OAIResponse
 
-from curation.arxiv.errors import ArxivError, ArxivUnavailable
+from curation.clients.arxiv.errors import ArxivError, ArxivUnavailable
 
 _STRICT = etree.XMLParser(resolve_entities=False, no_network=True)
 

@@ -11,15 +11,15 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from curation.crossref.cache import MemoryCache
-from curation.crossref.client import (
+from curation.clients.crossref.cache import MemoryCache
+from curation.clients.crossref.client import (
     CrossrefClient,
     CrossrefError,
     CrossrefOffline,
     CrossrefUnavailable,
     retry_after_seconds,
 )
-from curation.crossref.throttle import LocalThrottle, RedisThrottle
+from curation.clients.crossref.throttle import LocalThrottle, RedisThrottle
 
 DOI = "10.1038/nature14539"
 WORK = {"DOI": DOI, "title": ["Deep learning"], "type": "journal-article"}

@@ -15,9 +15,9 @@ from importlib import metadata
 import httpx2
 from django.conf import settings
 
-from curation.arxiv.errors import ArxivOffline, ArxivUnavailable
-from curation.crossref.client import retry_after_seconds
-from curation.crossref.throttle import Throttle
+from curation.clients.arxiv.errors import ArxivOffline, ArxivUnavailable
+from curation.clients.crossref.client import retry_after_seconds
+from curation.clients.crossref.throttle import Throttle
 
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 

@@ -10,7 +10,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from curation.ingestion.grobid import (
+from curation.clients.grobid import (
     GrobidBusy,
     GrobidError,
     GrobidUnavailable,
@@ -19,7 +19,7 @@ from curation.ingestion.grobid import (
     references_from_tei,
 )
 
-TEI = (Path(__file__).parent / "fixtures" / "grobid_references.tei.xml").read_text()
+TEI = (Path(__file__).parents[1] / "ingestion" / "fixtures" / "grobid_references.tei.xml").read_text()
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
 ENDPOINT = "/api/processReferences"
 

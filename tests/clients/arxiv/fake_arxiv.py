@@ -1,7 +1,8 @@
 """A fake arXiv on pytest-httpserver: OAI-PMH (arXivRaw) and e-prints, never the internet.
 
-The `fake_arxiv` fixture (tests/arxiv/conftest.py) points ARXIV_OAI_URL and ARXIV_EPRINT_URL at
-it, sets ARXIV_REQUEST_INTERVAL=0 and a temporary CITEREC_SOURCE_STORE. Typical use:
+The `fake_arxiv` fixture (tests/clients/arxiv/conftest.py) points ARXIV_OAI_URL and
+ARXIV_EPRINT_URL at it, sets ARXIV_REQUEST_INTERVAL=0 and a temporary CITEREC_SOURCE_STORE.
+Typical use:
 
     def test_paper(fake_arxiv):
         fake_arxiv.add_record("2401.00001", title="Deep nets", versions=2)
@@ -39,10 +40,10 @@ from xml.sax.saxutils import escape, quoteattr
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from curation.arxiv import ArxivClient
-from curation.crossref.throttle import LocalThrottle
+from curation.clients.arxiv import ArxivClient
+from curation.clients.crossref.throttle import LocalThrottle
 
-DEV_SOURCES = Path(__file__).resolve().parents[3] / "shared" / "data" / "arxiv-sources"
+DEV_SOURCES = Path(__file__).resolve().parents[4] / "shared" / "data" / "arxiv-sources"
 # The smallest PDF readers accept: what arXiv serves for a paper submitted as a PDF only.
 MINIMAL_PDF = (
     b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"

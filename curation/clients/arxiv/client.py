@@ -24,14 +24,14 @@ from django.conf import settings
 from oaipmh_scythe import exceptions as oai_errors
 from oaipmh_scythe.iterator import OAIResponseIterator
 
-from curation.arxiv.errors import (
+from curation.clients.arxiv.errors import (
     ArxivBadRecord,
     ArxivError,
     ArxivNotFound,
     ArxivOffline,
     EprintTooLarge,
 )
-from curation.arxiv.metadata import (
+from curation.clients.arxiv.metadata import (
     OAI_ID_PREFIX,
     OAI_NS,
     ArxivMetadata,
@@ -39,10 +39,15 @@ from curation.arxiv.metadata import (
     ResumptionPoint,
     parse_record,
 )
-from curation.arxiv.oai import OaiScythe
-from curation.arxiv.store import SourceStore
-from curation.arxiv.transport import BodyTooLarge, PoliteTransport, RetryPolicy, user_agent
-from curation.crossref.throttle import LocalThrottle, RedisThrottle, Throttle, redis_from_settings
+from curation.clients.arxiv.oai import OaiScythe
+from curation.clients.arxiv.store import SourceStore
+from curation.clients.arxiv.transport import BodyTooLarge, PoliteTransport, RetryPolicy, user_agent
+from curation.clients.crossref.throttle import (
+    LocalThrottle,
+    RedisThrottle,
+    Throttle,
+    redis_from_settings,
+)
 from curation.references.identifiers import parse_arxiv
 
 log = logging.getLogger(__name__)

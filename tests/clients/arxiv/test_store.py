@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from curation.arxiv import SourceStore
-from curation.arxiv.store import StoreEntry
+from curation.clients.arxiv import SourceStore
+from curation.clients.arxiv.store import StoreEntry
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from django.test import Client
 from pytest_httpserver import HTTPServer
 
 from curation.audit import Actor
-from curation.crossref.cache import MemoryCache
-from curation.crossref.client import CrossrefClient
+from curation.clients.crossref.cache import MemoryCache
+from curation.clients.crossref.client import CrossrefClient
 from curation.models import Paper
 from curation.services import record_import
 from curation.services.measurements import measure_paper, paper_record_measurement
@@ -39,7 +39,7 @@ def paper() -> Paper:
 
 
 def crossref(httpserver: HTTPServer, offline: bool = False) -> CrossrefClient:
-    from curation.crossref.throttle import LocalThrottle
+    from curation.clients.crossref.throttle import LocalThrottle
 
     return CrossrefClient(
         base_url=httpserver.url_for("/"),

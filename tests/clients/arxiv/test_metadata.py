@@ -7,8 +7,8 @@ from datetime import UTC, date, datetime
 import pytest
 from lxml import etree
 
-from curation.arxiv import ArxivBadRecord, ArxivMetadata, ArxivVersion, DeletedRecord
-from curation.arxiv.metadata import parse_record
+from curation.clients.arxiv import ArxivBadRecord, ArxivMetadata, ArxivVersion, DeletedRecord
+from curation.clients.arxiv.metadata import parse_record
 
 # The shape of a real arXiv GetRecord answer for 0704.0001 (arXivRaw): line breaks inside the
 # title, a LaTeX accent in the authors, two versions, every optional field present.

@@ -3,8 +3,8 @@
 No models here: the ingestion services store what this package returns.
 """
 
-from curation.arxiv.client import ArxivClient, Eprint
-from curation.arxiv.errors import (
+from curation.clients.arxiv.client import ArxivClient, Eprint
+from curation.clients.arxiv.errors import (
     ArxivBadRecord,
     ArxivError,
     ArxivNotFound,
@@ -12,8 +12,13 @@ from curation.arxiv.errors import (
     ArxivUnavailable,
     EprintTooLarge,
 )
-from curation.arxiv.metadata import ArxivMetadata, ArxivVersion, DeletedRecord, ResumptionPoint
-from curation.arxiv.store import SourceStore
+from curation.clients.arxiv.metadata import (
+    ArxivMetadata,
+    ArxivVersion,
+    DeletedRecord,
+    ResumptionPoint,
+)
+from curation.clients.arxiv.store import SourceStore
 
 __all__ = [
     "ArxivBadRecord",

@@ -14,8 +14,13 @@ from urllib.parse import quote, urlencode
 import httpx
 from django.conf import settings
 
-from curation.crossref.cache import MISSING, MemoryCache, RedisCache, ResponseCache
-from curation.crossref.throttle import LocalThrottle, RedisThrottle, Throttle, redis_from_settings
+from curation.clients.crossref.cache import MISSING, MemoryCache, RedisCache, ResponseCache
+from curation.clients.crossref.throttle import (
+    LocalThrottle,
+    RedisThrottle,
+    Throttle,
+    redis_from_settings,
+)
 from curation.references.identifiers import doi_key
 
 log = logging.getLogger(__name__)
