@@ -23,9 +23,8 @@ from curation.references.identifiers import looks_like_arxiv_id
 from ..caching import NOT_MODIFIED, SCHEMA
 from ..filters import RecordChangeFilter
 from ..params import check_query_params
-from ..representations import record_change_json
 from ..schema import ERRORS, RECORD_DOCUMENT
-from ..serializers import RecordChangeSerializer
+from ..serializers.papers import RecordChangeSerializer, record_change_json
 from .base import CachedListView
 
 
