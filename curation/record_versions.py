@@ -7,6 +7,9 @@ revisions) takes them in several orders. Two such transactions sharing a record 
 paper, the citing paper of a large reference list) then deadlock. A transaction that bumps every
 record it is about to change first, in one statement and in paper order, takes all its version
 rows in one global order; the triggers' bumps that follow find them held already.
+
+Here, below every app, and not in curation/record/: the resolution and notice services call it,
+and the record (which reads what they decide) sits above them.
 """
 
 from __future__ import annotations

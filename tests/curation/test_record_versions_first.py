@@ -1,4 +1,4 @@
-"""Writes that change many records bump them first, in paper order (curation/record/versions.py),
+"""Writes that change many records bump them first, in paper order (curation/record_versions.py),
 so two such transactions sharing a record wait for each other instead of deadlocking."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from curation.audit import Actor, audited
 from curation.models import Paper
 from curation.record.models import RecordVersion
-from curation.record.versions import records_bumped_first
+from curation.record_versions import records_bumped_first
 from tests.conftest import database_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
