@@ -60,6 +60,15 @@ def test_each_module_is_on_one_floor_only() -> None:
             owners[module] = number
 
 
+def test_every_app_keeps_its_rooms_under_contract() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    rooms = next(c for c in config["contracts"] if c.get("containers"))
+    apps = {"curation", "api"} | {
+        "curation." + path.parent.name for path in (ROOT / "curation").glob("*/models.py")
+    }
+    assert set(rooms["containers"]) == apps, "list each app in the rooms contract's containers"
+
+
 def test_no_module_imports_a_floor_above_its_own() -> None:
     import importlinter  # noqa: F401  (make install puts it in the venv: missing fails)
 
