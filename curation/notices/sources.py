@@ -15,9 +15,9 @@ from typing import Any, Protocol
 from django.utils import timezone
 
 from . import events as ev
-from .arxiv_withdrawals import withdrawal_event
-from .crossref_updates import crossref_events, crossref_notices_params
 from .models import NoticeSource, ReceiptOutcome, RetractionWatchRecord
+from .parsers.arxiv_withdrawals import withdrawal_event
+from .parsers.crossref_updates import crossref_events, crossref_notices_params
 from .selectors import RetractionWatchLookup, WorkKeys, retraction_watch_lookup
 
 logger = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from curation.notices.models import RetractionWatchRecord
-from curation.notices.retraction_watch import COLUMNS
+from curation.notices.parsers.retraction_watch import COLUMNS
 
 pytestmark = pytest.mark.django_db
 
