@@ -9,7 +9,7 @@ import django_filters as filters
 from django.db.models import Q, QuerySet
 
 from curation.models import CitedWork, Observation, Paper
-from curation.selectors import papers_changed_since
+from curation.record.selectors import papers_changed_since
 from curation.states import ResolutionStatus, ResolverSource
 
 

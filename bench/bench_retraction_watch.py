@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from curation.notices.retraction_watch import (  # noqa: E402
+from curation.notices.parsers.retraction_watch import (  # noqa: E402
     COLUMNS,
     RetractionWatchRow,
     group_by_paper,

@@ -56,8 +56,6 @@ class CiterecTask(Task):  # type: ignore[misc]
 app = Celery("citerec", task_cls=CiterecTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# Crossref's jobs live in a package that is not a Django app: named, or no worker knows them.
-app.autodiscover_tasks(["curation.crossref"])
 
 
 class DatabaseUnreachable(SystemExit):

@@ -399,7 +399,8 @@ CITEREC_WORKER_DATABASE_WAIT = env_int("CITEREC_WORKER_DATABASE_WAIT", 60)
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_QUEUE_NAMES = ("resolution", "notices", "crossref", "ingestion", "default")
 CELERY_TASK_QUEUES = [Queue(name) for name in CELERY_QUEUE_NAMES]
-# Tasks are routed by module, so each kind of work scales on its own queue.
+# Tasks are routed by name (their module's, but for curation/tasks.py's measure_citations, which
+# keeps the name of its first home), so each kind of work scales on its own queue.
 CELERY_TASK_ROUTES = {
     "curation.resolution.tasks.*": {"queue": "resolution"},
     "curation.notices.tasks.*": {"queue": "notices"},
@@ -464,9 +465,9 @@ GROBID_URL = env_str("GROBID_URL", "").rstrip("/")
 GROBID_TIMEOUT = env_float("GROBID_TIMEOUT", 120.0)
 
 # --- arXiv: metadata harvest and e-prints ---
-# curation/arxiv/: OAI-PMH arXivRaw metadata and e-prints. arXiv asks automated clients for one
-# request every 3 s from the whole deployment: the interval is shared by all workers through
-# Redis when REDIS_URL is set. The User-Agent names ARXIV_CONTACT (else CROSSREF_MAILTO).
+# curation/clients/arxiv/: OAI-PMH arXivRaw metadata and e-prints. arXiv asks automated clients
+# for one request every 3 s from the whole deployment: the interval is shared by all workers
+# through Redis when REDIS_URL is set. The User-Agent names ARXIV_CONTACT (else CROSSREF_MAILTO).
 ARXIV_OAI_URL = env_str("ARXIV_OAI_URL", "https://oaipmh.arxiv.org/oai").rstrip("/")
 ARXIV_EPRINT_URL = env_str("ARXIV_EPRINT_URL", "https://arxiv.org/e-print").rstrip("/")
 ARXIV_REQUEST_INTERVAL = env_float("ARXIV_REQUEST_INTERVAL", 3.0)
@@ -474,7 +475,7 @@ ARXIV_CONTACT = env_str("ARXIV_CONTACT", "")
 ARXIV_TIMEOUT = env_float("ARXIV_TIMEOUT", 60.0)
 # An e-print larger than this is refused (reading stops there), with the paper and cap named.
 CITEREC_MAX_EPRINT_BYTES = env_int("CITEREC_MAX_EPRINT_BYTES", 100 * 1024 * 1024)
-# Fetched e-prints, content-addressed (curation/arxiv/store.py): never fetched twice.
+# Fetched e-prints, content-addressed (curation/clients/arxiv/store.py): never fetched twice.
 CITEREC_SOURCE_STORE = Path(env_str("CITEREC_SOURCE_STORE", str(DATA_DIR / "sources")))
 
 # --- Mail: notice reviewers are told of new retractions and expressions of concern -------

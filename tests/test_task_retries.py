@@ -29,6 +29,13 @@ def test_every_job_retries_database_outages() -> None:
     assert missing == []
 
 
+def test_measure_citations_keeps_its_name_and_the_crossref_queue() -> None:
+    app.loader.import_default_modules()
+    name = "curation.crossref.tasks.measure_citations"  # messages queued before its move say so
+    assert name in app.tasks
+    assert app.amqp.router.route({}, name)["queue"].name == "crossref"
+
+
 def _terminate_sessions(worker: Worker) -> int:
     """Drop the worker's database sessions as a restarting server would; return how many."""
     with connection.cursor() as cursor:

@@ -35,9 +35,9 @@ from curation.states import VERIFIED_STATUSES, ChangeSource, ResolutionStatus
 from ..caching import PRIVATE
 from ..errors import NO_STORE, error_body
 from ..permissions import IsCurator
-from ..representations import observation_json
 from ..schema import AUTH_ERRORS, ERROR_BODY, ERRORS
-from ..serializers import ObservationSerializer, StaleRevisionResponseSerializer
+from ..serializers.observations import ObservationSerializer, observation_json
+from ..serializers.stale import StaleRevisionResponseSerializer
 
 
 class RevisionRequired(APIException):

@@ -23,7 +23,7 @@ from curation.selectors import (
 
 from ..caching import PRIVATE
 from ..schema import AUTH_ERRORS, ERRORS
-from ..serializers import HistoryEventSerializer
+from ..serializers.history import HistoryEventSerializer
 from .base import ListView
 
 # kind in the URL -> (the object of a key, None for none or a malformed key; whether events of

@@ -13,28 +13,14 @@ from rest_framework.views import APIView
 
 from curation.audit import Actor
 from curation.ingestion import selectors
-from curation.ingestion.models import PaperIngestion
 from curation.ingestion.services import ADD_REASON, MAX_IDS, papers_add
-from curation.services.reference_lists import clean_arxiv_id
+from curation.references.identifiers import clean_arxiv_id
 from curation.states import ChangeSource
 
 from ..caching import PRIVATE
 from ..permissions import IsCurator
 from ..schema import AUTH_ERRORS, ERRORS
-
-
-class IngestionSerializer(serializers.ModelSerializer[PaperIngestion]):
-    """Where a paper's ingestion stands and, when it failed, why."""
-
-    arxiv_id = serializers.CharField(source="paper.arxiv_id")
-
-    class Meta:
-        model = PaperIngestion
-        fields = [
-            "arxiv_id", "state", "error", "version", "source_kind", "method", "main_tex",
-            "reference_count", "warnings", "attempts", "requested_at", "started_at",
-            "finished_at", "updated_at",
-        ]  # fmt: skip
+from ..serializers.ingestions import AddPapersOutput, IngestionSerializer
 
 
 class AddPapersInput(serializers.Serializer[Any]):
@@ -45,17 +31,6 @@ class AddPapersInput(serializers.Serializer[Any]):
     )
     reason = serializers.CharField(max_length=2000, required=False, default=ADD_REASON)
     force = serializers.BooleanField(required=False, default=False)
-
-
-class RefusedSerializer(serializers.Serializer[Any]):
-    given = serializers.CharField()
-    why = serializers.CharField()
-
-
-class AddPapersOutput(serializers.Serializer[Any]):
-    queued = serializers.ListField(child=serializers.CharField())
-    active = serializers.ListField(child=serializers.CharField())
-    refused = RefusedSerializer(many=True)
 
 
 class IngestionList(APIView):

@@ -30,9 +30,9 @@ from curation.states import ChangeSource
 
 from ..caching import NOT_MODIFIED, PRIVATE
 from ..errors import NO_STORE, error_body
-from ..representations import timestamp
 from ..schema import AUTH_ERRORS, ERROR_BODY, ERRORS
-from ..serializers import StaleChangeSerializer
+from ..serializers.notices import NoticeEventSerializer, notice_event_json
+from ..serializers.stale import StaleReviewResponseSerializer
 from .base import CachedListView
 from .curation import IF_MATCH, RevisionRequired, expected_revision
 
@@ -66,69 +66,6 @@ class NoticeEventFilter(filters.FilterSet):
         if value == ReviewStatus.NEW:
             return queryset.filter(Q(review__status=value) | Q(review__isnull=True))
         return queryset.filter(review__status=value)
-
-
-def notice_event_json(event: NoticeEvent) -> dict[str, Any]:
-    """Return one event with its work and public review state (reviewer notes stay internal)."""
-    review = getattr(event, "review", None)
-    return {
-        "id": event.pk,
-        "work": {"id": event.work_id, "doi": event.work.doi, "arxiv_id": event.work.arxiv_id},
-        "source": event.source,
-        "type": event.type,
-        "severity": event.severity,
-        "date": event.date.isoformat() if event.date else None,
-        "work_doi": event.work_doi,
-        "notice_doi": event.notice_doi,
-        "notice_url": event.notice_url,
-        "reasons": event.reasons,
-        "source_record_id": event.source_record_id,
-        "first_seen_at": timestamp(event.first_seen_at),
-        "last_seen_at": timestamp(event.last_seen_at),
-        "still_reported": event.still_reported,
-        "superseded": event.superseded,
-        "dismissed": event.dismissed,
-        "review_state": review.status if review is not None else ReviewStatus.NEW.value,
-        "reviewed_at": timestamp(review.decided_at) if review is not None else None,
-        "review_revision": review.revision if review is not None else None,
-    }
-
-
-class _WorkRef(serializers.Serializer[Any]):
-    id = serializers.IntegerField()
-    doi = serializers.CharField(allow_null=True)
-    arxiv_id = serializers.CharField(allow_null=True)
-
-
-class NoticeEventSerializer(serializers.Serializer[NoticeEvent]):
-    """A notice event as the API shows it (the shape of notice_event_json)."""
-
-    id = serializers.IntegerField()
-    work = _WorkRef()
-    source = serializers.ChoiceField(choices=NoticeSource.choices)
-    type = serializers.ChoiceField(choices=EVENT_TYPE_CHOICES)
-    severity = serializers.IntegerField(help_text="0 is the most severe")
-    date = serializers.DateField(allow_null=True)
-    work_doi = serializers.CharField(allow_null=True)
-    notice_doi = serializers.CharField(allow_null=True)
-    notice_url = serializers.CharField(allow_null=True)
-    reasons = serializers.ListField(child=serializers.CharField())
-    source_record_id = serializers.CharField(allow_null=True)
-    first_seen_at = serializers.DateTimeField()
-    last_seen_at = serializers.DateTimeField()
-    still_reported = serializers.BooleanField()
-    superseded = serializers.BooleanField()
-    dismissed = serializers.BooleanField()
-    review_state = serializers.ChoiceField(choices=ReviewStatus.choices)
-    reviewed_at = serializers.DateTimeField(allow_null=True)
-    review_revision = serializers.IntegerField(
-        allow_null=True,
-        help_text="Send it back as `revision` (or If-Match) to decide the review; null: not queued",
-    )
-
-    def to_representation(self, instance: NoticeEvent) -> dict[str, Any]:
-        """Return the fast representation."""
-        return notice_event_json(instance)
 
 
 class NoticeEventList(CachedListView):
@@ -168,28 +105,6 @@ class ReviewInput(serializers.Serializer[Any]):
             'as If-Match: "<revision>". A newer stored revision gives 409 instead of overwriting.'
         ),
     )
-
-
-class StaleReviewDetailSerializer(StaleChangeSerializer):
-    """Why a review decision was refused: who decided meanwhile, when, why, and what stands."""
-
-    review_id = serializers.IntegerField()
-    current_decision = serializers.CharField(help_text="new, confirmed or dismissed")
-    current_note = serializers.CharField(allow_blank=True)
-    decided_by = serializers.CharField(allow_null=True)
-    decided_at = serializers.DateTimeField(allow_null=True)
-
-
-class _StaleReviewErrorSerializer(serializers.Serializer[Any]):
-    status = serializers.IntegerField()
-    code = serializers.CharField(help_text='Always "stale_revision".')
-    detail = StaleReviewDetailSerializer()
-
-
-class StaleReviewResponseSerializer(serializers.Serializer[Any]):
-    """The 409 body of a review decision made on a revision that is no longer current."""
-
-    error = _StaleReviewErrorSerializer()
 
 
 class IsNoticeReviewer(BasePermission):

@@ -19,9 +19,13 @@ from curation.selectors import deleted_observation_events, observations_with_par
 from ..caching import NOT_MODIFIED
 from ..filters import ObservationFilter
 from ..page_cache import Marker, RecordMarker
-from ..representations import deleted_observation_json, observation_json
 from ..schema import ERRORS
-from ..serializers import DeletedObservationSerializer, ObservationSerializer
+from ..serializers.observations import (
+    DeletedObservationSerializer,
+    ObservationSerializer,
+    deleted_observation_json,
+    observation_json,
+)
 from .base import CachedListView, DetailView
 
 # pghistory creates the event model at import time, out of the type checker's sight.

@@ -14,9 +14,8 @@ from curation.selectors import all_papers
 
 from ..caching import NOT_MODIFIED
 from ..filters import PaperFilter
-from ..representations import paper_json
 from ..schema import ERRORS
-from ..serializers import PaperSerializer
+from ..serializers.papers import PaperSerializer, paper_json
 from .base import CachedListView, DetailView
 
 

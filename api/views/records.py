@@ -17,15 +17,14 @@ from curation.models import Paper
 from curation.record.http import record_response
 from curation.record.revalidation import anonymous_and_allowed, throttled_already
 from curation.record.schema import RECORD_SCHEMA
+from curation.record.selectors import papers_by_record_change
 from curation.references.identifiers import looks_like_arxiv_id
-from curation.selectors import papers_by_record_change
 
 from ..caching import NOT_MODIFIED, SCHEMA
 from ..filters import RecordChangeFilter
 from ..params import check_query_params
-from ..representations import record_change_json
 from ..schema import ERRORS, RECORD_DOCUMENT
-from ..serializers import RecordChangeSerializer
+from ..serializers.papers import RecordChangeSerializer, record_change_json
 from .base import CachedListView
 
 

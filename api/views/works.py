@@ -14,9 +14,8 @@ from curation.selectors import cited_works_with_counts, citing_arxiv_ids
 
 from ..caching import NOT_MODIFIED, conditional_response
 from ..filters import CitedWorkFilter
-from ..representations import cited_work_json
 from ..schema import ERRORS
-from ..serializers import CitedWorkDetailSerializer, CitedWorkSerializer
+from ..serializers.works import CitedWorkDetailSerializer, CitedWorkSerializer, cited_work_json
 from .base import CachedListView, DetailView
 
 CITING_PAPERS_SHOWN = 100  # the rest through /observations?cited_work=<id>

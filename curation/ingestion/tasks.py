@@ -15,9 +15,9 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from citerec.celery import failure_reason
-from curation.arxiv import ArxivUnavailable
 from curation.audit import Actor
-from curation.ingestion import grobid
+from curation.clients import grobid
+from curation.clients.arxiv import ArxivUnavailable
 from curation.ingestion import services as ingestion
 from curation.ingestion.schedule import PAPER_MAX_RETRIES, PAPER_RETRY_BACKOFF_MAX
 from curation.resolution.services import DATABASE_UNAVAILABLE

@@ -18,7 +18,7 @@ from curation.history import tracked
 from curation.models import CitedWork
 
 from .events import EventType, event_v1
-from .retraction_watch import paper_keys
+from .parsers.retraction_watch import paper_keys
 
 EVENT_TYPE_CHOICES = [(t.value, t.value.replace("_", " ")) for t in EventType]
 

@@ -18,7 +18,6 @@ from curation.references.identifiers import (
 )
 from curation.resolution.versions import published_dois
 
-from .crossref_updates import crossref_query_doi
 from .events import EventType
 from .models import (
     NoticeEvent,
@@ -27,6 +26,7 @@ from .models import (
     RetractionWatchRecord,
     ReviewStatus,
 )
+from .parsers.crossref_updates import crossref_query_doi
 
 # The events that make staff drop what they are doing: these notify and are counted on the
 # admin index. A correction qualifies a work; these put its findings in doubt.

@@ -15,9 +15,9 @@ from typing import Any, Protocol
 from django.utils import timezone
 
 from . import events as ev
-from .arxiv_withdrawals import withdrawal_event
-from .crossref_updates import crossref_events, crossref_notices_params
 from .models import NoticeSource, ReceiptOutcome, RetractionWatchRecord
+from .parsers.arxiv_withdrawals import withdrawal_event
+from .parsers.crossref_updates import crossref_events, crossref_notices_params
 from .selectors import RetractionWatchLookup, WorkKeys, retraction_watch_lookup
 
 logger = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ CROSSREF_NOTICE_ROWS = "100"  # notices that update one DOI: a handful in practi
 
 
 class CrossrefLike(Protocol):
-    """The part of curation.crossref.client.CrossrefClient a refresh uses."""
+    """The part of curation.clients.crossref.client.CrossrefClient a refresh uses."""
 
     def work(self, doi: str) -> dict[str, Any] | None: ...
     def works(self, params: dict[str, str]) -> dict[str, Any]: ...
@@ -90,7 +90,7 @@ def notices_client() -> CrossrefLike:
     # or its receipt time would claim a freshness it does not have.
     global _client
     if _client is None:
-        from curation.crossref.client import CrossrefClient
+        from curation.clients.crossref.client import CrossrefClient
 
         _client = CrossrefClient(cache=_NoCache())
     return _client
@@ -98,7 +98,7 @@ def notices_client() -> CrossrefLike:
 
 def ask_crossref(keys: WorkKeys, client: CrossrefLike | None) -> SourceAnswer | None:
     """Ask Crossref for the work's `updated-by` and for notices that update its DOI."""
-    from curation.crossref.client import CrossrefError, CrossrefOffline
+    from curation.clients.crossref.client import CrossrefError, CrossrefOffline
 
     doi = keys.crossref_doi
     if doi is None:

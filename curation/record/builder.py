@@ -10,10 +10,10 @@ from datetime import datetime
 from typing import Any
 
 from ..models import Observation, Paper, Resolution, StandingNotice
-from ..selectors import RECORD_CAP, RECORD_STATEMENT_BUDGET, RecordData, record_data
 from ..states import ResolutionStatus
 from .canonical import canonical_json, context_digest, observation_digest
 from .fragments import missing_notice_reason, unavailable_notice
+from .selectors import RECORD_CAP, RECORD_STATEMENT_BUDGET, RecordData, record_data
 from .timestamps import format_micro_z, format_seconds, truncate_to_minute
 
 SCHEMA = "pith.paper-citation-record.v1"

@@ -1,10 +1,175 @@
-"""Reads for serving records: a record's current version, in one indexed statement."""
+"""Reads for serving records: what a record is built from (within its disclosed statement
+budget), its current version (one indexed statement), and which records changed since when."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
+from django.db import connection, models
+from django.db.models.functions import Greatest
+
+from curation.models import ExternalCitationMeasurement, Observation, Paper
 from curation.server_cursors import server_bound_cursor
+from curation.states import VERIFIED_STATUSES
+
+RECORD_CAP = 100  # the most observations itemised in each list (v1 caps.outbound/inbound)
+RECORD_STATEMENT_BUDGET = 6  # v1 caps.database_statements: reading one record never issues more
+
+
+@dataclass
+class RecordData:
+    """Everything the v1 builder needs for one paper, read in at most five statements."""
+
+    paper: Paper
+    outbound: list[Observation]
+    inbound: list[Observation]
+    outbound_total: int
+    inbound_total: int
+    state_counts: dict[str, int]
+    standing_sources: list[dict[str, str]]
+    measurements: list[ExternalCitationMeasurement] = field(default_factory=list)
+
+
+def _live_outbound(paper: Paper) -> Any:
+    return Observation.objects.filter(paper=paper, retired_at__isnull=True)
+
+
+def _verified_inbound(paper: Paper) -> Any:
+    return Observation.objects.filter(
+        cited_paper=paper, retired_at__isnull=True, resolution__status__in=VERIFIED_STATUSES
+    )
+
+
+_SUMMARY_SQL = """
+SELECT
+  (SELECT count(*) FROM curation_observation o
+     WHERE o.paper_id = %(paper)s AND o.retired_at IS NULL),
+  (SELECT coalesce(json_object_agg(s.status, s.n), '{}'::json) FROM (
+     SELECT r.status, count(*) AS n FROM curation_observation o
+       JOIN curation_resolution r ON r.observation_id = o.id
+     WHERE o.paper_id = %(paper)s AND o.retired_at IS NULL GROUP BY r.status) s),
+  (SELECT count(*) FROM curation_observation o
+     JOIN curation_resolution r ON r.observation_id = o.id
+     WHERE o.cited_paper_id = %(paper)s AND o.retired_at IS NULL
+       AND r.status = ANY(%(verified)s)),
+  (SELECT coalesce(json_agg(json_build_object('observed_at', x.t, 'source', x.src)
+                            ORDER BY x.src), '[]'::json) FROM (
+     SELECT rc->>'source' AS src, max(rc->>'observed_at') AS t
+       FROM curation_observation o
+       JOIN curation_standingnotice n ON n.observation_id = o.id
+       CROSS JOIN LATERAL jsonb_array_elements(n.source_receipts) rc
+     WHERE o.paper_id = %(paper)s AND o.retired_at IS NULL GROUP BY 1) x)
+"""
+
+
+def _record_summary(paper: Paper) -> tuple[int, dict[str, int], int, list[dict[str, str]]]:
+    """Count outbound and inbound, states, and latest receipts per source in one statement."""
+    # Receipt times are stored in one fixed-width UTC format, so max() on text is max() on time.
+    with connection.cursor() as cursor:
+        cursor.execute(_SUMMARY_SQL, {"paper": paper.pk, "verified": list(VERIFIED_STATUSES)})
+        outbound_total, state_counts, inbound_total, sources = cursor.fetchone()
+    return outbound_total, dict(state_counts), inbound_total, list(sources)
+
+
+def record_data(arxiv_id: str) -> RecordData | None:
+    """Return what a paper's citation record is built from, or None for an unknown paper."""
+    paper = Paper.objects.filter(arxiv_id=arxiv_id).first()
+    if paper is None:
+        return None
+    outbound = list(
+        _live_outbound(paper)
+        .select_related("resolution", "standing_notice", "cited_paper")
+        .order_by("reference_index", "id")[:RECORD_CAP]
+    )
+    for observation in outbound:
+        observation.paper = paper  # the citing paper is already in hand: no extra query
+    inbound = list(
+        _verified_inbound(paper)
+        .select_related("paper", "resolution", "standing_notice", "cited_paper")
+        .order_by("paper__arxiv_id", "reference_index", "id")[:RECORD_CAP]
+    )
+    outbound_total, state_counts, inbound_total, sources = _record_summary(paper)
+    measurements = list(paper.measurements.all())
+    return RecordData(
+        paper=paper,
+        outbound=outbound,
+        inbound=inbound,
+        outbound_total=outbound_total,
+        inbound_total=inbound_total,
+        state_counts=state_counts,
+        standing_sources=sources,
+        measurements=measurements,
+    )
+
+
+def live_outbound(arxiv_id: str) -> list[Observation] | None:
+    """Return every live outbound observation of a paper (no cap), or None if it is unknown."""
+    paper = Paper.objects.filter(arxiv_id=arxiv_id).first()
+    if paper is None:
+        return None
+    observations = list(
+        _live_outbound(paper)
+        .select_related("resolution", "standing_notice", "cited_paper")
+        .order_by("reference_index", "id")
+    )
+    for observation in observations:
+        observation.paper = paper
+    return observations
+
+
+def _latest_change(field: str) -> models.Subquery:
+    """Return the latest changed_at of the observations pointing at the paper through field."""
+    rows = Observation.objects.filter(**{field: models.OuterRef("pk")}).order_by().values(field)
+    latest = rows.annotate(latest=models.Max("changed_at")).values("latest")[:1]
+    return models.Subquery(latest, output_field=models.DateTimeField())
+
+
+def _pointed_at_by(observations: models.QuerySet[Observation]) -> models.Q:
+    """Return the papers condition: one of these observations is made by the paper or cites it.
+
+    One `IN` over the UNION of both keys, not two `IN`s joined by OR: PostgreSQL cannot join
+    through an OR, so it read every paper of the catalogue and probed both lists for each
+    (350 ms at 25,000 papers for a day of changes, growing with the catalogue, not with the
+    changes); a UNION is a set it joins to papers by their key (bench/README-scale.md).
+    """
+    rows = observations.order_by()
+    return models.Q(pk__in=rows.values("paper_id").union(rows.values("cited_paper_id")))
+
+
+def papers_by_record_change(*, observed_only: bool) -> models.QuerySet[Paper]:
+    """Return papers annotated with the time their record last changed (record_changed_at).
+
+    With observed_only, only papers some observation points at (outbound or inbound): the
+    catalogue's millions of others have no change to report.
+    """
+    # PostgreSQL's GREATEST skips NULLs: a paper cited by nobody keeps its outbound time.
+    papers = Paper.objects.annotate(
+        record_changed_at=Greatest(_latest_change("paper"), _latest_change("cited_paper"))
+    )
+    return papers.filter(_pointed_at_by(Observation.objects.all())) if observed_only else papers
+
+
+def papers_changed_since(
+    papers: models.QuerySet[Paper], *, since: datetime
+) -> models.QuerySet[Paper]:
+    """Return those papers with an observation (outbound or inbound) changed at or after since.
+
+    That is "whose record changed since": a paper's record_changed_at is the latest change of
+    its observations. Not filtering on that annotation spares PostgreSQL computing it twice per
+    paper (it is computed once, for the order).
+    """
+    return papers.filter(_pointed_at_by(Observation.objects.filter(changed_at__gte=since)))
+
+
+def papers_with_records(*, after: str | None = None) -> models.QuerySet[Paper]:
+    """Return the papers with outbound observations (a record), by arXiv id, after `after`."""
+    papers = Paper.objects.filter(outbound__isnull=False).distinct().order_by("arxiv_id")
+    return papers.filter(arxiv_id__gt=after) if after is not None else papers
+
+
+# --- the version a served record is at -------------------------------------------------------
 
 # Both lookups are by primary or unique key: the paper by arxiv_id, its version by paper id.
 _VERSION_SQL = """

@@ -244,6 +244,39 @@ def canonical_arxiv_id(value: str | None) -> str | None:
     return text if looks_like_arxiv_id(text) else None
 
 
+class NotAnArxivId(ValueError):
+    """A paper id that is not an arXiv id: nothing is created for it."""
+
+
+def clean_arxiv_id(value: str) -> str | None:
+    """Return the bare arXiv id in 'arXiv:2401.00001v2', '2401.00001', 'hep-th/9901001'.
+
+    The paper a reference list or an ingestion is for (parse_arxiv's rule, as in a reference's
+    text); canonical_arxiv_id is the rule for an identifier a curator types or links. An id
+    written as its abs or pdf URL ('https://arxiv.org/abs/2502.00007v2') is that id too."""
+    parsed = parse_arxiv(value.strip())
+    if parsed is None and _ARXIV_VALUE_PREFIX.match(value.strip()):
+        return canonical_arxiv_id(value)
+    return parsed.id if parsed else None
+
+
+def not_an_arxiv_id(value: str) -> str:
+    """Say why `value` is not an arXiv id, for people."""
+    shown = value if len(value) <= 80 else value[:77] + "..."
+    return (
+        f"{shown!r} is not an arXiv id "
+        "(expected e.g. 2401.00001, arXiv:2401.00001v2 or hep-th/9901001)"
+    )
+
+
+def required_arxiv_id(value: str) -> str:
+    """Return the bare arXiv id in `value`; raise NotAnArxivId when there is none."""
+    arxiv_id = clean_arxiv_id(value)
+    if arxiv_id is None:
+        raise NotAnArxivId(not_an_arxiv_id(value))
+    return arxiv_id
+
+
 def curated_identifier(value: str) -> tuple[str, str] | None:
     """Return ("doi", doi) or ("arxiv", id) for an identifier a person typed, cleaned, or None.
 

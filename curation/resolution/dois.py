@@ -39,7 +39,7 @@ def doi_check(doi: str) -> DoiCheck:
         return DoiCheck(True, "found in the local catalogue")
     if settings.CITEREC_OFFLINE:
         return DoiCheck(False, "not in the local catalogue (offline: Crossref not asked)")
-    from curation.crossref import CrossrefError, get_client
+    from curation.clients.crossref import CrossrefError, get_client
 
     try:
         message = get_client().work(doi)

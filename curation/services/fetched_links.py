@@ -14,10 +14,10 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from ..arxiv import ArxivClient, ArxivError, ArxivNotFound, ArxivOffline
-from ..arxiv.metadata import ArxivMetadata
 from ..audit import Actor, audited
-from ..crossref import CrossrefClient, CrossrefError, CrossrefOffline
+from ..clients.arxiv import ArxivClient, ArxivError, ArxivNotFound, ArxivOffline
+from ..clients.arxiv.metadata import ArxivMetadata
+from ..clients.crossref import CrossrefClient, CrossrefError, CrossrefOffline
 from ..ingestion.services.metadata import metadata_store
 from ..models import Observation, Paper
 from ..references.identifiers import arxiv_id_from_doi

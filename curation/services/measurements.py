@@ -13,7 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..audit import Actor, audited
-from ..crossref import CrossrefClient, CrossrefError, get_client
+from ..clients.crossref import CrossrefClient, CrossrefError, get_client
 from ..models import ExternalCitationMeasurement, Paper
 from ..record.fragments import CROSSREF, measurement_v1
 from ..references.identifiers import doi_key

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from ..audit import Actor, audited
 from ..models import Observation, Paper
-from ..references.identifiers import parse_arxiv
+from ..references.identifiers import required_arxiv_id
 from ..references.normalize import normalize_reference_text
 from ..references.parse import ParsedReference, parse_reference
 from ..statistics import analyze_after_commit
@@ -51,33 +51,6 @@ class ReferenceListOutcome:
     restored: int = 0
     superseded: int = 0
     warnings: list[str] = field(default_factory=list)
-
-
-class NotAnArxivId(ValueError):
-    """A paper id that is not an arXiv id: nothing is created for it."""
-
-
-def clean_arxiv_id(value: str) -> str | None:
-    """Return the bare arXiv id in 'arXiv:2401.00001v2', '2401.00001', 'hep-th/9901001'."""
-    parsed = parse_arxiv(value.strip())
-    return parsed.id if parsed else None
-
-
-def not_an_arxiv_id(value: str) -> str:
-    """Say why `value` is not an arXiv id, for people."""
-    shown = value if len(value) <= 80 else value[:77] + "..."
-    return (
-        f"{shown!r} is not an arXiv id "
-        "(expected e.g. 2401.00001, arXiv:2401.00001v2 or hep-th/9901001)"
-    )
-
-
-def required_arxiv_id(value: str) -> str:
-    """Return the bare arXiv id in `value`; raise NotAnArxivId when there is none."""
-    arxiv_id = clean_arxiv_id(value)
-    if arxiv_id is None:
-        raise NotAnArxivId(not_an_arxiv_id(value))
-    return arxiv_id
 
 
 def reference_numbers(references: Sequence[ListedReference]) -> list[int]:

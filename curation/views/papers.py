@@ -9,7 +9,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from ..record.builder import record_links
-from ..selectors import inbound_state_counts, record_data
+from ..record.selectors import record_data
+from ..selectors import inbound_state_counts
 from ..states import ResolutionStatus
 from .records import checked_id
 from .throttling import throttled

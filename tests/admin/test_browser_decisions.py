@@ -17,9 +17,9 @@ from curation.admin.history import observation_changes
 from curation.models import Observation, Paper
 from curation.resolution.models import CrossrefWork
 from curation.services import reference_list_import
-from tests.arxiv import conftest as arxiv_fixtures
-from tests.arxiv.fake_arxiv import FakeArxiv
 from tests.browser import login, page_width, shot
+from tests.clients.arxiv import conftest as arxiv_fixtures
+from tests.clients.arxiv.fake_arxiv import FakeArxiv
 
 from .conftest import IMPORTER, Listed
 from .helpers import fresh, page_url

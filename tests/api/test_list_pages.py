@@ -18,7 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from api.representations import timestamp
+from api.serializers.timestamps import timestamp
 from curation.audit import Actor, audited
 from curation.models import CitedWork, Observation, Paper
 from curation.notices.models import NoticeEvent, NoticeReview

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from curation.audit import Actor, audited
 from curation.models import Observation
 from curation.record.canonical import canonical_json, context_digest
-from curation.selectors import RECORD_STATEMENT_BUDGET
+from curation.record.selectors import RECORD_STATEMENT_BUDGET
 
 pytestmark = pytest.mark.django_db
 

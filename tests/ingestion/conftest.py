@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.test import TestCase
 
 from citerec.caches import local_caches
-from tests.arxiv.conftest import fake_arxiv  # noqa: F401 - the fixture, for this package
-from tests.arxiv.fake_arxiv import DEV_SOURCES
+from tests.clients.arxiv.conftest import fake_arxiv  # noqa: F401 - the fixture, for this package
+from tests.clients.arxiv.fake_arxiv import DEV_SOURCES
 from tests.workers import broker  # noqa: F401 - the real-broker fixture of the worker tests
 
 __all__ = ["DEV_SOURCES", "add_papers", "dev_source", "fake_arxiv"]

@@ -21,7 +21,7 @@ from curation.references import parse_reference
 from curation.references.latex_source import bibliography_from_eprint
 from curation.services.observations import observation_set_state
 from curation.states import ResolutionStatus
-from tests.arxiv.fake_arxiv import MINIMAL_PDF
+from tests.clients.arxiv.fake_arxiv import MINIMAL_PDF
 from tests.ingestion.conftest import add_papers, dev_source
 
 pytestmark = pytest.mark.django_db

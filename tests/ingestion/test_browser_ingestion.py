@@ -18,8 +18,8 @@ from curation.ingestion.models import IngestionState, PaperIngestion
 from curation.models import Observation
 from curation.permissions import CURATORS, READ_ONLY_STAFF, ensure_groups
 from tests.admin.conftest import make_user
-from tests.arxiv.fake_arxiv import MINIMAL_PDF, FakeArxiv
 from tests.browser import login, page_width, shot
+from tests.clients.arxiv.fake_arxiv import MINIMAL_PDF, FakeArxiv
 
 from .conftest import add_papers, dev_source
 

@@ -13,11 +13,11 @@ from django.core.management import call_command
 from pytest_httpserver import HTTPServer
 
 from curation.audit import Actor
-from curation.ingestion import grobid
+from curation.clients import grobid
 from curation.ingestion.models import IngestionState, PaperIngestion, SourceBundle
 from curation.ingestion.services import ingestion_request, paper_ingest
 from curation.models import Observation
-from tests.arxiv.fake_arxiv import MINIMAL_PDF
+from tests.clients.arxiv.fake_arxiv import MINIMAL_PDF
 from tests.ingestion.conftest import add_papers, dev_source
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.test import TestCase
 
-from curation.arxiv import ArxivUnavailable
 from curation.audit import Actor
+from curation.clients.arxiv import ArxivUnavailable
 from curation.ingestion.models import HarvestState, IngestionState, PaperIngestion
 from curation.ingestion.services import harvest_run
 from curation.models import Paper

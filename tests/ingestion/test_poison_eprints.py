@@ -19,7 +19,7 @@ from curation.audit import Actor
 from curation.ingestion import tasks
 from curation.ingestion.models import IngestionState, PaperIngestion
 from curation.ingestion.services import papers_add
-from tests.arxiv.fake_arxiv import gzipped
+from tests.clients.arxiv.fake_arxiv import gzipped
 from tests.ingestion.test_workers import arxiv_env
 from tests.workers import Worker, queued, start_worker, wait_for, workers
 

@@ -33,8 +33,8 @@ class FakeCrossref:
     """Crossref as a pytest-httpserver speaking its JSON: register works and notice listings."""
 
     def __init__(self, server: Any) -> None:
-        from curation.crossref.client import CrossrefClient
-        from curation.crossref.throttle import LocalThrottle
+        from curation.clients.crossref.client import CrossrefClient
+        from curation.clients.crossref.throttle import LocalThrottle
         from curation.notices.sources import _NoCache
 
         self.server = server

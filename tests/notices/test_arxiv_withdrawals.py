@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from curation.notices.arxiv_withdrawals import is_withdrawal_comment, withdrawal_event
 from curation.notices.events import EventType
+from curation.notices.parsers.arxiv_withdrawals import is_withdrawal_comment, withdrawal_event
 
 from .conftest import FIXTURES
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from curation.notices.crossref_updates import (
+from curation.notices.events import EventType, ReportedEvent
+from curation.notices.parsers.crossref_updates import (
     crossref_events,
     crossref_notices_params,
     crossref_query_doi,
@@ -17,7 +18,6 @@ from curation.notices.crossref_updates import (
     events_from_notices,
     events_from_work,
 )
-from curation.notices.events import EventType, ReportedEvent
 
 Load = Callable[[str], Any]
 MICPRO = "10.1016/j.micpro.2020.103053"

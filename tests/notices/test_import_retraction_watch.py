@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from curation.notices.models import RetractionWatchImport, RetractionWatchRecord
-from curation.notices.retraction_watch import COLUMNS
+from curation.notices.parsers.retraction_watch import COLUMNS
 
 from .conftest import FIXTURES
 from .records import import_citing_record, notice_of, record_json

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from curation.notices.events import EventType
-from curation.notices.retraction_watch import (
+from curation.notices.parsers.retraction_watch import (
     COLUMNS,
     RetractionWatchHeaderError,
     RetractionWatchRow,

@@ -11,7 +11,7 @@ from django.conf import settings as django_settings
 from django.core.management import CommandError, call_command
 
 from curation.notices.models import RetractionWatchRecord
-from curation.notices.retraction_watch import COLUMNS
+from curation.notices.parsers.retraction_watch import COLUMNS
 
 pytestmark = pytest.mark.django_db
 

@@ -257,3 +257,20 @@ def test_looks_like_arxiv_id(value: str, shaped: bool) -> None:
 def test_arxiv_doi_of_an_id_is_what_arxiv_id_from_doi_reads_back() -> None:
     assert arxiv_doi("2412.14374") == "10.48550/arxiv.2412.14374"
     assert arxiv_id_from_doi(arxiv_doi("hep-th/9711200")) == "hep-th/9711200"
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("https://arxiv.org/abs/2502.00007v2", "2502.00007"),  # issue 41 item 4: Add papers
+        ("http://export.arxiv.org/pdf/2502.00007v1.pdf", "2502.00007"),
+        ("https://arxiv.org/abs/hep-th/9901001", "hep-th/9901001"),
+        ("arXiv:2401.00001v2", "2401.00001"),
+        ("https://example.org/abs/2502.00007", None),
+        ("not-an-id", None),
+    ],
+)
+def test_a_paper_id_may_be_written_as_its_arxiv_url(given: str, expected: str | None) -> None:
+    from curation.references.identifiers import clean_arxiv_id
+
+    assert clean_arxiv_id(given) == expected

@@ -25,9 +25,9 @@ WIDGET_REFERENCE = "Okafor, A. Widgets at scale. J. Widgets, 2018. doi:10.5555/w
 @pytest.fixture
 def crossref_knows_widget(settings, httpserver, monkeypatch):  # type: ignore[no-untyped-def]
     """Go online with a fake Crossref API that answers for WIDGET_WORK's DOI only."""
-    from curation.crossref.cache import MemoryCache
-    from curation.crossref.client import CrossrefClient
-    from curation.crossref.throttle import LocalThrottle
+    from curation.clients.crossref.cache import MemoryCache
+    from curation.clients.crossref.client import CrossrefClient
+    from curation.clients.crossref.throttle import LocalThrottle
     from curation.resolution.resolver import lookups
 
     settings.CITEREC_OFFLINE = False

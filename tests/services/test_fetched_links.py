@@ -14,9 +14,9 @@ from django.utils import timezone
 from pytest_httpserver import HTTPServer
 
 from curation.audit import Actor
-from curation.crossref import CrossrefClient
-from curation.crossref.cache import MemoryCache
-from curation.crossref.throttle import LocalThrottle
+from curation.clients.crossref import CrossrefClient
+from curation.clients.crossref.cache import MemoryCache
+from curation.clients.crossref.throttle import LocalThrottle
 from curation.models import Observation, Paper
 from curation.resolution.models import CrossrefWork
 from curation.services import reference_list_import
@@ -29,8 +29,8 @@ from curation.services.fetched_links import (
 from curation.services.observations import StaleRevision
 from tests.admin.conftest import IMPORTER, Listed
 from tests.admin.helpers import last_context
-from tests.arxiv import conftest as arxiv_fixtures
-from tests.arxiv.fake_arxiv import FakeArxiv
+from tests.clients.arxiv import conftest as arxiv_fixtures
+from tests.clients.arxiv.fake_arxiv import FakeArxiv
 
 fake_arxiv = arxiv_fixtures.fake_arxiv  # the fixture, for this module
 pytestmark = pytest.mark.django_db

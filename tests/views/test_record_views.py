@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from curation.audit import Actor
 from curation.record.canonical import canonical_json, context_digest
-from curation.selectors import RECORD_STATEMENT_BUDGET
+from curation.record.selectors import RECORD_STATEMENT_BUDGET
 from curation.services import record_import
 from tests import records_factory as rf
 

@@ -36,6 +36,7 @@ from curation.references.latex_source import (
     PdfOnlySource,
 )
 from curation.resolution.catalogue_rows import file_key
+from curation.resolution.services import observations_resolve_new
 
 from .papers import (
     ARXIV_SOURCE,
@@ -45,7 +46,6 @@ from .papers import (
     begin,
     finish,
     ingestion_for,
-    observations_resolve_new,
     session_lock,
     set_fields,
     source_entries,
@@ -314,7 +314,9 @@ def _papers_resolve(papers: list[int | None], actor: Actor, reason: str) -> date
     """Resolve the new references of the papers read; they are done. Return when."""
     read = [pk for pk in papers if pk is not None]
     observations_resolve_new(
-        Observation.objects.filter(paper_id__in=read, source=ARXIV_SOURCE), actor, reason
+        observations=Observation.objects.filter(paper_id__in=read, source=ARXIV_SOURCE),
+        actor=actor,
+        reason=reason,
     )
     now = timezone.now()
     PaperIngestion.objects.filter(paper_id__in=read, state=IngestionState.RESOLVING).update(

@@ -15,9 +15,9 @@ from datetime import date
 
 from django.db import transaction
 
-from curation.arxiv import ArxivClient, ArxivError, ResumptionPoint
-from curation.arxiv.metadata import ArxivMetadata, DeletedRecord
 from curation.audit import Actor
+from curation.clients.arxiv import ArxivClient, ArxivError, ResumptionPoint
+from curation.clients.arxiv.metadata import ArxivMetadata, DeletedRecord
 from curation.ingestion.models import ACTIVE_STATES, HarvestState, PaperIngestion
 from curation.queueing import queue_on_commit
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from curation.arxiv.metadata import ArxivMetadata, DeletedRecord
 from curation.audit import Actor, audited
+from curation.clients.arxiv.metadata import ArxivMetadata, DeletedRecord
 from curation.models import Paper
 from curation.resolution.catalogue_rows import arxiv_row
 from curation.resolution.services.catalogue_imports import catalogue_rows_upsert

@@ -16,29 +16,25 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
-from curation.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLarge
 from curation.audit import Actor, audited
-from curation.ingestion import grobid
+from curation.clients import grobid
+from curation.clients.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLarge
 from curation.ingestion.models import ACTIVE_STATES, IngestionState, PaperIngestion
 from curation.ingestion.selectors import NOT_ON_ARXIV, stale_ingestions
 from curation.ingestion.sources import ListedEntry, archive_limits, entries_from_bibliography
 from curation.limits import MAX_INTERRUPTED, killed_worker_reason
 from curation.models import Observation, Paper
 from curation.queueing import queue_on_commit
+from curation.references.identifiers import clean_arxiv_id, not_an_arxiv_id
 from curation.references.latex_source import (
     PdfOnlySource,
     SourceArchiveError,
     bibliography_from_eprint,
 )
-from curation.resolution.services import CHUNK_SIZE, locked_observations, observations_resolve
-from curation.services.reference_lists import (
-    clean_arxiv_id,
-    not_an_arxiv_id,
-    reference_list_import,
-)
+from curation.resolution.services import observations_resolve_new
+from curation.services.reference_lists import reference_list_import
 
 from .metadata import metadata_store
 
@@ -358,7 +354,9 @@ def _import_and_resolve(
     """Import the list as the paper's `arxiv_source` observations, then resolve the new ones."""
     source_entries_import(ingestion, outcome, entries, actor, reason)
     outcome.resolved = observations_resolve_new(
-        Observation.objects.filter(paper=ingestion.paper, source=ARXIV_SOURCE), actor, reason
+        observations=Observation.objects.filter(paper=ingestion.paper, source=ARXIV_SOURCE),
+        actor=actor,
+        reason=reason,
     )
     error = "" if entries else NO_BIBLIOGRAPHY
     return finish(ingestion, outcome, IngestionState.DONE, error)
@@ -387,24 +385,6 @@ def source_entries_import(
                 )
             set_fields(ingestion, warnings=notes[:50])
     set_fields(ingestion, state=IngestionState.RESOLVING, reference_count=len(entries))
-
-
-def observations_resolve_new(observations: QuerySet[Observation], actor: Actor, reason: str) -> int:
-    """Resolve the current observations that have no verdict yet, a chunk per transaction."""
-    ids = list(
-        observations.filter(retired_at__isnull=True, resolution__isnull=True)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-    for start in range(0, len(ids), CHUNK_SIZE):
-        with transaction.atomic():
-            locked = list(
-                locked_observations(
-                    Observation.objects.filter(pk__in=ids[start : start + CHUNK_SIZE])
-                )
-            )
-            observations_resolve(observations=locked, actor=actor, reason=reason, locked=True)
-    return len(ids)
 
 
 def ingestion_failed(*, arxiv_id: str, error: str) -> None:

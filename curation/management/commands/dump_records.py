@@ -13,8 +13,8 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from curation.record.builder import build_record, record_bytes
+from curation.record.selectors import papers_with_records
 from curation.record.timestamps import format_seconds, parse_timestamp, truncate_to_minute
-from curation.selectors import papers_with_records
 
 MANIFEST = "manifest.json"
 

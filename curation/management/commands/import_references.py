@@ -9,13 +9,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from curation.audit import Actor
 from curation.limits import InputTooLarge, current_limits, read_bounded
+from curation.references import formats
 from curation.references.formats import ReferenceInputError, SourceReference, read_references
 from curation.references.formats.bib import BIBTEX_MACROS_BOUNDED
 from curation.references.formats.bibtex_macros import EXPANSION_FACTOR, MAX_VALUE_CHARS
+from curation.references.identifiers import NotAnArxivId, required_arxiv_id
 from curation.services import reference_list_import
-from curation.services.reference_lists import NotAnArxivId, required_arxiv_id
 
-FORMATS = ("auto", "bib", "bbl", "text", "tei", "jats")
+FORMATS = ("auto", *formats.FORMATS)  # a new reader in references/formats is a choice here too
 
 
 class Command(BaseCommand):

@@ -23,7 +23,7 @@ from curation.bulk_sql import encode_document, insert_rows, update_rows
 from curation.history import event_model
 from curation.models import Observation, StandingNotice
 from curation.record.fragments import measured_notice, missing_notice_reason, unavailable_notice
-from curation.record.versions import records_bumped_first
+from curation.record_versions import records_bumped_first
 from curation.states import Origin
 
 from .. import events as ev

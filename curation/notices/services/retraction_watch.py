@@ -14,13 +14,13 @@ from psycopg.types.json import Jsonb
 from curation.audit import Actor, audited
 
 from .. import events as ev
-from .. import retraction_watch as rw
 from ..models import (
     NoticeSource,
     RetractionWatchImport,
     RetractionWatchRecord,
 )
-from ..retraction_watch import RetractionWatchRow
+from ..parsers import retraction_watch as rw
+from ..parsers.retraction_watch import RetractionWatchRow
 from ..selectors import cited_works_for_dois
 from .refresh import BatchRefresh, refresh_in_batches
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 
-from curation.crossref import CrossrefError, get_client
+from curation.clients.crossref import CrossrefError, get_client
 from curation.references.identifiers import ARXIV_DOI_PREFIX
 from curation.resolution import catalogue, matching
 from curation.resolution.catalogue import Candidate, TitleSearch

@@ -3,7 +3,8 @@
 - `verdicts`: write the resolver's verdicts into observations (SPEC §2's table), with history,
   pinned-link disagreements and the notices that follow new links;
 - `runs`: a selection of observations as a run of chunks on the resolution queue, each chunk
-  leased, resolved once and counted, resumable;
+  leased, resolved once and counted, resumable; or resolved here and now, a chunk per
+  transaction (`observations_resolve_new`, for a paper's or a bundle's new references);
 - `dispatch`: queue stale runs' chunks again, and the re-resolution a grown catalogue calls for.
 """
 
@@ -17,6 +18,7 @@ from .runs import (
     chunk_failed,
     chunk_resolve,
     chunk_take_ended,
+    observations_resolve_new,
     run_create,
     run_dispatch,
     run_unfinished_chunks,
@@ -42,6 +44,7 @@ __all__ = [
     "chunk_resolve",
     "locked_observations",
     "observations_resolve",
+    "observations_resolve_new",
     "run_create",
     "run_dispatch",
     "stale_runs_redispatch",

@@ -236,3 +236,22 @@ def run_unfinished_chunks(run_id: int) -> list[int]:
         .order_by("number")
         .values_list("pk", flat=True)
     )
+
+
+def observations_resolve_new(
+    *, observations: QuerySet[Observation], actor: Actor, reason: str
+) -> int:
+    """Resolve the current observations that have no verdict yet, a chunk per transaction, here
+    and now (a paper's or a bundle's new references: no run, no queue). Return how many."""
+    ids = list(
+        observations.filter(retired_at__isnull=True, resolution__isnull=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    for start in range(0, len(ids), CHUNK_SIZE):
+        with transaction.atomic():
+            locked = list(
+                locked_observations(Observation.objects.filter(pk__in=ids[start : start + CHUNK_SIZE]))
+            )
+            observations_resolve(observations=locked, actor=actor, reason=reason, locked=True)
+    return len(ids)

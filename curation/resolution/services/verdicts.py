@@ -20,7 +20,7 @@ from curation.notices.services.follow import (
     standing_notices_follow,
     standing_notices_follow_links,
 )
-from curation.record.versions import records_bumped_first
+from curation.record_versions import records_bumped_first
 from curation.references.identifiers import doi_key
 from curation.resolution.models import (
     PinnedDisagreement,
@@ -183,7 +183,7 @@ class _Pending:
     def flush(self, links: _Links) -> None:
         """Write everything gathered: one statement per table (Django's bulk_update builds a
         `CASE WHEN` per row and column, quadratic in the batch). The records they change are
-        bumped first, in paper order (curation/record/versions.py)."""
+        bumped first, in paper order (curation/record_versions.py)."""
         written = {o.pk: o for o in self.observations}
         for resolution in (*self.created, *self.updated):
             written.setdefault(resolution.observation_id, resolution.observation)

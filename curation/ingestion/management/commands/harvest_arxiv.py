@@ -8,8 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from curation.arxiv import ArxivError
 from curation.audit import Actor
+from curation.clients.arxiv import ArxivError
 from curation.ingestion import services as ingestion
 
 

@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from curation.audit import Actor
 from curation.limits import Limits, current_limits
-from curation.notices.retraction_watch import (
+from curation.notices.parsers.retraction_watch import (
     CsvLimits,
     RetractionWatchFileError,
     read_retraction_watch,
