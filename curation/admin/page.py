@@ -15,6 +15,7 @@ from curation.resolution.selectors import propose, stored_disagreement
 from curation.selectors import same_text_observations
 from curation.services.fetched_links import FetchFailed, source_of
 from curation.services.observations import CurationError
+from curation.states import VERIFIED_STATUSES, ResolverSource
 
 from .accepting import (
     NeedsConfirmation,
@@ -168,7 +169,16 @@ def reference_part(obj: Observation) -> dict[str, Any]:
         "repairs": repairs,
         "evidence_json": json.dumps(evidence, indent=2, sort_keys=True, ensure_ascii=False),
         "decision_note": evidence.get("decision") if isinstance(evidence, dict) else None,
+        "doi_link": _doi_link(obj, resolution),
     }
+
+
+def _doi_link(obj: Observation, resolution: Any) -> str | None:
+    """Return the DOI the observation is linked to by a verified DOI verdict or decision (what
+    "linked to" names when no arXiv paper is linked), else None."""
+    verified = resolution is not None and resolution.status in VERIFIED_STATUSES
+    by_doi = verified and resolution.resolver_source == ResolverSource.DOI
+    return obj.work_doi if by_doi and obj.work_doi else None
 
 
 def candidates_part(obj: Observation) -> dict[str, Any]:

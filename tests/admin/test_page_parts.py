@@ -25,8 +25,15 @@ def test_the_context_is_its_parts_with_no_key_in_two(resolved: Any) -> None:
         page.reference_part(obj),
         candidates,
         resolver,
-        page.decision_part(obj, top=candidates["top"], resolver_offers=False, bound=None,
-                           action=None, conflict=False, refused=None),  # fmt: skip
+        page.decision_part(
+            obj,
+            top=candidates["top"],
+            resolver_offers=False,
+            bound=None,
+            action=None,
+            conflict=False,
+            refused=None,
+        ),  # fmt: skip
         page.record_part(obj),
     ]
     keys = [k for part in parts for k in part]
@@ -83,7 +90,9 @@ def test_error_lines_name_the_field() -> None:
 
 def test_same_text_observations_are_the_other_live_ones(resolved: Any) -> None:
     now = timezone.now()
-    Paper.objects.create(arxiv_id="2502.00001", title="Second", submitted_at=now, last_updated=now, latest_version=1)
+    Paper.objects.create(
+        arxiv_id="2502.00001", title="Second", submitted_at=now, last_updated=now, latest_version=1
+    )
     reference_list_import(arxiv_id="2502.00001", references=[Listed(1, "1", REFERENCES[0])],
                           actor=IMPORTER, reason="same text elsewhere")  # fmt: skip
     obj = fresh(resolved[1])
@@ -92,3 +101,34 @@ def test_same_text_observations_are_the_other_live_ones(resolved: Any) -> None:
     assert list(same_text_observations(others[0])) == [obj]
     assert page.decision_part(obj, top=None, resolver_offers=False, bound=None, action=None,
                               conflict=False, refused=None)["same_text_count"] == 1  # fmt: skip
+
+
+def test_a_doi_link_is_named_under_linked_to_not_as_a_printed_identifier(
+    resolved: Any, alice: Any
+) -> None:
+    """Issue 41 item 4: "linked to" said "nothing" for a DOI link, and the linked DOI showed under
+    "identifiers" as if the reference printed it."""
+    from curation.audit import Actor, audited
+    from curation.models import Observation, Resolution
+
+    from .helpers import page_url
+
+    obj = fresh(resolved[2])
+    with audited(Actor.command("test"), "a verified DOI verdict"):
+        Observation.objects.filter(pk=obj.pk).update(work_doi="10.5555/linked.1", cited_paper=None)
+        Resolution.objects.filter(observation=obj).update(
+            status="verified_exact", resolver_source="doi"
+        )
+    assert page.reference_part(fresh(obj))["doi_link"] == "10.5555/linked.1"
+    body = alice.get(page_url(obj)).content.decode()
+    linked = body[body.index('id="cr-linked"') :]
+    assert (
+        linked.split("</td>")[0].count("doi:10.5555/linked.1") == 1
+        and "nothing" not in linked.split("</td>")[0]
+    )
+    identifiers = body[body.index("<th>identifiers</th>") :].split("</tr>")[0]
+    assert "10.5555/linked.1" not in identifiers
+    # Not verified: no link, the DOI is what the reference printed.
+    with audited(Actor.command("test"), "an unresolved verdict"):
+        Resolution.objects.filter(observation=obj).update(status="unresolved")
+    assert page.reference_part(fresh(obj))["doi_link"] is None
