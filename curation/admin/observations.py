@@ -23,7 +23,7 @@ from curation.paging import EstimatedCountPaginator
 from curation.permissions import can_curate
 from curation.resolution.candidates import agreement, candidate_view
 from curation.search import text_matches
-from curation.selectors import observation_for_page, paper_pk, planner_rows
+from curation.selectors import observation_for_page, paper_pk, text_condition
 from curation.services.observations import CurationError, StaleRevision
 from curation.states import ChangeSource
 
@@ -47,13 +47,6 @@ def _best(key: str) -> KeyTextTransform:
     """Return one key of the evidence's first (best) candidate, read in SQL."""
     first = KeyTransform("0", KeyTransform("candidates", "resolution__evidence"))
     return KeyTextTransform(key, first)
-
-
-# A word search the planner expects to match fewer references than this reads its matches
-# through the search index first; the limit is a safety net for an estimate far too low (a
-# word so common that it would be far above the threshold is in the planner's statistics).
-INDEX_FIRST_BELOW = 20_000
-INDEX_FIRST_LIMIT = 100_000
 
 
 def text_search(queryset: QuerySet[Observation], term: str) -> QuerySet[Observation]:
@@ -81,26 +74,7 @@ def text_search(queryset: QuerySet[Observation], term: str) -> QuerySet[Observat
         return queryset.filter(pk=uuid.UUID(term))
     except ValueError:
         pass
-    return queryset.filter(_matching(term))
-
-
-def _matching(term: str) -> Q:
-    """Return "the reference's text holds term", in the form the planner runs fast.
-
-    Few matches: read them through the search index first (the LIMIT keeps PostgreSQL from
-    folding the subquery back in), then the queue orders them. As a plain condition the
-    planner walked the queue's index in order, evaluating the search expression (to_tsvector
-    over each reference's text, which it costs as a few operators) row after row until a page
-    matched: 25,000 rows and 2.5 s for a word in 0.4 % of 1M references; at 10M a rarer word
-    would walk millions (bench/README-scale.md). Many matches are dense in the queue's order:
-    the walk is short, and reading them all first would not be (a word in a third of them).
-    Not for identifiers: there the text is one branch of an OR with indexed columns, which
-    PostgreSQL answers by a bitmap OR of the indexes; a subquery branch defeated that (2-3 s).
-    """
-    matches = Observation.objects.filter(text_matches(term)).order_by()  # a set: no sort
-    if planner_rows(matches) < INDEX_FIRST_BELOW:
-        return Q(pk__in=matches.values("pk")[:INDEX_FIRST_LIMIT])
-    return text_matches(term)
+    return queryset.filter(text_condition(term))
 
 
 def decision_data(posted: QueryDict) -> QueryDict:

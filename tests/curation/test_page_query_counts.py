@@ -36,8 +36,8 @@ STATES = (
 )
 # Statements per request: the record version, the paper's key, the rows (the page: the paper).
 INTEGRITY_PAGE, INTEGRITY_JSON = 4, 3
-# Session, user, the planner's estimate of the word's matches (curation/admin/observations.py
-# `_matching`), the planner's estimate of the list, the count, the rows.
+# Session, user, the planner's estimate of the word's matches (curation/selectors.py
+# `text_condition`), the planner's estimate of the list, the count, the rows.
 ADMIN_SEARCH = 6
 # The record version (the page's cache marker), the paper's key, the rows.
 API_PAGE = 3
@@ -141,10 +141,10 @@ def test_a_word_search_reads_few_matches_through_the_search_index_first(
     """Few matches: the ids come from a subquery the planner cannot fold back into the queue's
     ordered walk (which evaluated the search expression row after row: bench/README-scale.md).
     Many: the plain condition. The same references are found either way."""
-    from curation.admin import observations
+    from curation import selectors
 
     if not few:
-        monkeypatch.setattr(observations, "INDEX_FIRST_BELOW", 0)
+        monkeypatch.setattr(selectors, "INDEX_FIRST_BELOW", 0)
     user = get_user_model().objects.create_superuser("root", "root@example.org", "pw-Xk2!long")
     client = Client()
     client.force_login(user)
