@@ -91,6 +91,21 @@ def work_queue(key: str | None) -> WorkQueue:
     return WORK_QUEUES.get(key or DEFAULT_WORK_QUEUE, WORK_QUEUES[DEFAULT_WORK_QUEUE])
 
 
+# Where a search that finds nothing in one queue looks next: the queues that split the live
+# references between them, and the retired ones.
+_SEARCHED_ELSEWHERE = ("to_fix", "decided", "spot_check", "no_record", "retired")
+
+
+def searched_elsewhere(current: str) -> list[WorkQueue]:
+    """Return the other queues a search that found nothing in `current` is tried in."""
+    return [WORK_QUEUES[key] for key in _SEARCHED_ELSEWHERE if key != current]
+
+
+def queue_observations(key: str) -> models.QuerySet[Observation]:
+    """Return the observations of a work queue."""
+    return Observation.objects.filter(work_queue(key).condition)
+
+
 def planner_rows(queryset: Any) -> int:
     """Return PostgreSQL's estimate of how many rows the queryset returns (EXPLAIN, no scan)."""
     compiler = queryset.query.get_compiler(using=queryset.db)

@@ -23,7 +23,14 @@ from curation.paging import EstimatedCountPaginator
 from curation.permissions import can_curate
 from curation.resolution.candidates import agreement, candidate_view
 from curation.search import text_matches
-from curation.selectors import observation_for_page, paper_pk, text_condition
+from curation.selectors import (
+    observation_for_page,
+    paper_pk,
+    queue_observations,
+    searched_elsewhere,
+    text_condition,
+    work_queue,
+)
 from curation.services.observations import CurationError, StaleRevision
 from curation.states import ChangeSource
 
@@ -124,7 +131,26 @@ class ObservationAdmin(admin.ModelAdmin):
     # --- the queue -----------------------------------------------------------------------
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
-        return super().changelist_view(request, {"title": WORK_QUEUE, **(extra_context or {})})
+        response = super().changelist_view(request, {"title": WORK_QUEUE, **(extra_context or {})})
+        changelist = getattr(response, "context_data", {}).get("cl")
+        if changelist is not None and changelist.query.strip() and changelist.result_count == 0:
+            self._say_where_else(request, changelist)
+        return response
+
+    def _say_where_else(self, request: HttpRequest, changelist: Any) -> None:
+        """A search that finds nothing in this queue says which other queues it finds
+        references in, with links (a decided reference is not "to fix")."""
+        term, current = changelist.query.strip(), work_queue(request.GET.get("queue"))
+        elsewhere = [
+            (changelist.get_query_string({"queue": queue.key}), queue.label)
+            for queue in searched_elsewhere(current.key)
+            if text_search(queue_observations(queue.key), term).exists()
+        ]
+        if elsewhere:
+            messages.info(request, format_html(
+                "Nothing in “{}” matches “{}”; it is found in: {}.", current.label, term,
+                format_html_join(", ", '<a href="{}">{}</a>', elsewhere),
+            ))  # fmt: skip
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Observation]:
         # The evidence JSON is large: only its best candidate is read, in SQL.

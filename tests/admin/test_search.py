@@ -130,3 +130,23 @@ def test_the_search_reads_its_index(listed: dict[int, Observation]) -> None:
         cursor.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "obs_text_fts" in plan
+
+
+def test_a_search_that_finds_nothing_in_the_queue_names_the_queues_that_have_it(
+    resolved: Any, alice: Client
+) -> None:
+    """Issue 41 item 4: searching "to fix" for a decided reference said "0 results", no hint."""
+    from .helpers import decide
+
+    observation = resolved[2]
+    decide(alice, observation, "no_canonical_record", reason="a software page")
+    word = observation.raw_text.split()[0].strip(".,")
+    body = alice.get(
+        "/admin/curation/observation/", {"q": observation.raw_text[:60]}
+    ).content.decode()
+    assert "it is found in:" in body and "queue=no_record" in body, word
+    # A search found nowhere has no other queue to name.
+    assert (
+        "it is found in:"
+        not in alice.get("/admin/curation/observation/", {"q": "zzzqqq-none"}).content.decode()
+    )
