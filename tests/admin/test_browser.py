@@ -11,6 +11,7 @@ import pytest
 from tests.browser import login, shot
 
 from .conftest import CITING
+from .helpers import page_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +28,10 @@ def test_a_curator_fixes_references_reverts_and_checks_history(live_server: Any,
     page.click("text=[1]")
     shot(page, "02-unresolved-reference")
     page.fill("#id_reason", "Same authors; the v2 paper is the one cited")
-    page.click("button[value='arXiv:2301.00002']")
+    with page.expect_navigation():
+        page.click("button[value='arXiv:2301.00002']")  # saves and moves on to the next
+    assert str(resolved[1].pk) not in page.url
+    page.goto(base + page_url(resolved[1]))
     assert page.locator("#cr-status").inner_text() == "verified_exact"
     assert "2301.00002" in page.locator("#cr-linked").inner_text()
     shot(page, "03-candidate-accepted")

@@ -22,13 +22,16 @@ def offered_actions(client: Client) -> set[str]:
     return {name for name, _ in action_form.fields["action"].choices} if action_form else set()
 
 
-def test_a_curator_sees_and_uses_the_resume_action(alice: Client) -> None:
+def test_a_curator_sees_and_uses_the_resume_action(
+    alice: Client, django_capture_on_commit_callbacks: Any
+) -> None:
     run = runs.make_run(4, 4)
 
     assert "resume_runs" in offered_actions(alice)
-    response = alice.post(
-        RUNS, {"action": "resume_runs", "_selected_action": [run.pk]}, follow=True
-    )
+    with django_capture_on_commit_callbacks(execute=True):  # chunks are queued on commit
+        response = alice.post(
+            RUNS, {"action": "resume_runs", "_selected_action": [run.pk]}, follow=True
+        )
 
     assert [str(m) for m in response.context["messages"]] == [
         f"run {run.pk}: 1 unfinished chunks queued again"

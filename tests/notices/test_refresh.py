@@ -79,7 +79,7 @@ def test_retracted_work_shows_in_json_and_html_with_digests_changed(
     }
     assert after["standing_sources"][0]["source"] == "crossref"
     html = record_html()
-    assert "Retraction</span> 14 Feb 2024, reported by crossref" in html
+    assert "Retraction</span> 2024-02-14, reported by crossref" in html
     assert NOTICE in html
 
 
