@@ -45,6 +45,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bench_admin import _base_url  # noqa: E402
 from bench_api import _with_database  # noqa: E402
+from bench_slow_pages import _clear_caches, in_process_environment  # noqa: E402
 
 BIG_TABLES = (
     "curation_observation",
@@ -88,7 +89,6 @@ class Measure:
 
 
 def _run(measure: Measure, requests: int) -> dict[str, Any]:
-    from bench_slow_pages import _clear_caches
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -389,19 +389,9 @@ def main() -> None:
         raise SystemExit("--requests: at least 20 (p99 of fewer is meaningless)")
 
     os.environ.update(
-        {
-            "DATABASE_URL": _with_database(_base_url(), args.database),
-            "DJANGO_SETTINGS_MODULE": "citerec.settings",
-            "DEBUG": "0",
-            "SECRET_KEY": "bench-only-" + "x" * 50,
-            "SECURE_SSL_REDIRECT": "0",
-            "ALLOWED_HOSTS": "testserver",
-            "API_ANON_RATE": "off",
-            "API_USER_RATE": "off",
-            "READER_INTEGRITY_RATE": "off",
-            "LOG_LEVEL": "ERROR",
-            "CITEREC_OFFLINE": "1",
-        }
+        in_process_environment(
+            _with_database(_base_url(), args.database), LOG_LEVEL="ERROR", CITEREC_OFFLINE="1"
+        )
     )
     for name in ("REDIS_URL", "CACHE_REDIS_URL"):
         os.environ.pop(name, None)  # in-process caches, cleared between reader requests

@@ -181,6 +181,24 @@ def _seed_big_paper(references: int) -> None:
         )
 
 
+def in_process_environment(database_url: str, **extra: str) -> dict[str, str]:
+    """Return the settings a benchmark asking pages in process runs with: DEBUG off as in the
+    web processes, the test client's host, no throttles (`extra` adds or overrides)."""
+    return {
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "citerec.settings",
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only-" + "x" * 50,
+        "SECURE_SSL_REDIRECT": "0",
+        "ALLOWED_HOSTS": "testserver",
+        "API_ANON_RATE": "off",
+        "API_USER_RATE": "off",
+        "READER_INTEGRITY_RATE": "off",
+        "LOG_LEVEL": "WARNING",
+        **extra,
+    }
+
+
 def _clear_caches() -> None:
     """Forget every built page: each configured cache, and the API's per-process memories."""
     from django.core.cache import caches
@@ -234,20 +252,7 @@ def main() -> None:
     if not args.reuse:
         _admin(base, f"DROP DATABASE IF EXISTS {args.database}")
         _admin(base, f"CREATE DATABASE {args.database}")
-    os.environ.update(
-        {
-            "DATABASE_URL": _with_database(base, args.database),
-            "DJANGO_SETTINGS_MODULE": "citerec.settings",
-            "DEBUG": "0",
-            "SECRET_KEY": "bench-only-" + "x" * 50,
-            "SECURE_SSL_REDIRECT": "0",
-            "ALLOWED_HOSTS": "testserver",
-            "API_ANON_RATE": "off",
-            "API_USER_RATE": "off",
-            "READER_INTEGRITY_RATE": "off",
-            "LOG_LEVEL": "WARNING",
-        }
-    )
+    os.environ.update(in_process_environment(_with_database(base, args.database)))
     for name in ("REDIS_URL", "CACHE_REDIS_URL"):
         os.environ.pop(name, None)  # in-process caches, cleared between requests
     import django
