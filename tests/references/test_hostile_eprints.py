@@ -71,6 +71,18 @@ def test_unclosed_bibitem_labels_are_scanned_once() -> None:
     assert_linear(lambda n: _paper("\\begin{thebibliography}{9}" + "\\bibitem[" * n), 300)
 
 
+def test_comments_around_bibitem_keys_are_scanned_once() -> None:
+    # In a .bbl, a key after "\\bibitem[...]%" (acmart) or inside "{%" (apacite) is sought past
+    # comments: each item's search stops at the next item, never at the end of the text.
+    def bbl(items: str) -> dict[str, bytes]:
+        return _paper("\\bibliography{main}", main_DOT_bbl="\\begin{thebibliography}{9}" + items)
+
+    assert_linear(lambda n: bbl("\\bibitem[x]%" + "% c\n" * n + "{%\n" * n), 300)
+    assert_linear(lambda n: bbl("\\bibitem[x]% c\n" * n), 300)
+    assert_linear(lambda n: bbl("\\bibitem[x]%\n{%\n" * n), 300)  # keys never closed
+    assert len(bibliography_from_files(bbl("\\bibitem[x]% c\n" * 3), name="h").entries) == 3
+
+
 def test_unclosed_citations_are_scanned_once() -> None:
     # 100,000 "\cite{" took 23 s: each looked 4,096 characters ahead for its "}".
     assert_linear(

@@ -56,7 +56,7 @@ def wide_encoding(head: bytes) -> str | None:
         return "utf-32"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "utf-16"
-    sample = head[:_WIDE_PROBE] if len(head) % 2 == 0 else head[: min(len(head) - 1, _WIDE_PROBE)]
+    sample = head[: min(len(head), _WIDE_PROBE) // 2 * 2]  # whole code units only
     if len(sample) < 8:
         return None
     even, odd = sample[0::2].count(0), sample[1::2].count(0)
