@@ -452,14 +452,15 @@ def observation_revert(
     return current
 
 
+def _event_at(observation: Observation, revision: int) -> Any:
+    """Return the observation's latest history event at a revision, or None."""
+    events = event_model("Observation").objects.filter(pgh_obj_id=observation.pk)
+    return events.filter(revision=revision).order_by("-pgh_id").first()
+
+
 def _version_at(observation: Observation, revision: int) -> Any:
     """Return the observation's latest history event at a revision, or refuse."""
-    event = (
-        event_model("Observation")
-        .objects.filter(pgh_obj_id=observation.pk, revision=revision)
-        .order_by("-pgh_id")
-        .first()
-    )
+    event = _event_at(observation, revision)
     if event is None:
         raise CurationError(f"revision {revision} is not a revision of this reference")
     return event
@@ -516,13 +517,16 @@ def _only_notice_checks_since(current: Observation, revision: int) -> bool:
     (a new revision and `changed_at`, no other column, no new resolution)."""
     if revision >= current.revision:
         return False
-    events = event_model("Observation").objects.filter(pgh_obj_id=current.pk)
-    decided = events.filter(revision=revision).order_by("-pgh_id").first()
+    decided = _event_at(current, revision)
     if decided is None:
         return False
     # Every revision since was a system job's (a task), never a person's: a curator writing
     # the same values still makes the page that did not see it stale.
-    since = events.filter(revision__gt=revision).select_related("pgh_context")
+    since = (
+        event_model("Observation")
+        .objects.filter(pgh_obj_id=current.pk, revision__gt=revision)
+        .select_related("pgh_context")
+    )
     if any((e.pgh_context.metadata if e.pgh_context else {}).get("source") != ChangeSource.TASK
            for e in since):  # fmt: skip
         return False
