@@ -146,19 +146,10 @@ FACE_PARTS = {"admin", "tasks", "management", "templatetags", "apps", "views", "
 # Loops that remain, each with what removes it. A new loop fails; so does one listed here that
 # is gone (take it off the list).
 KNOWN_LOOPS = {
-    # notices.selectors reads resolution.versions (published DOIs); resolution.services.verdicts
-    # calls notices.services.follow: issue 40 item 1 queues that follow-up by name instead.
+    # notices.selectors reads resolution.versions (an arXiv work's published DOI, to ask Crossref
+    # about it); resolution.services.verdicts calls notices.services.follow (standing notices
+    # follow the links a verdict writes, in its transaction).
     ("curation.notices", "curation.resolution"),
-    # notices.services.follow stores v1 fragments made by record/fragments.py; record/schema.py
-    # reads the event vocabulary (notices/events.py).
-    ("curation.notices", "curation.record"),
-    # The core's link services keep Crossref's answers through resolution's catalogue import and
-    # check DOIs with resolution/dois.py; resolution's proposals and verdicts write through the
-    # core's observation and work services.
-    ("curation", "curation.resolution"),
-    # The core's fetched links store arXiv metadata through ingestion's metadata service; the
-    # ingestion services import reference lists through the core's service.
-    ("curation", "curation.ingestion"),
 }
 
 

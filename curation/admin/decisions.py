@@ -15,14 +15,13 @@ from django import forms
 from django.conf import settings
 
 from curation.audit import Actor
-from curation.models import Observation
-from curation.resolution.services.proposals import accept_proposal
-from curation.selectors import observation_version
-from curation.services.fetched_links import (
+from curation.ingestion.services.fetched_links import (
     is_catalogued,
     observation_fetch_and_link,
     source_of,
 )
+from curation.models import Observation
+from curation.selectors import observation_version
 from curation.services.observation_groups import observation_split, observations_apply_same_text
 from curation.services.observations import (
     CurationError,
@@ -36,6 +35,7 @@ from curation.services.observations import (
     observation_undo,
     observation_unpin,
 )
+from curation.services.proposals import accept_proposal
 
 from . import forms as f
 from .accepting import accept_target

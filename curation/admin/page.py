@@ -8,12 +8,12 @@ from typing import Any
 
 from django import forms
 
+from curation.ingestion.services.fetched_links import FetchFailed, source_of
 from curation.models import Observation
 from curation.record.builder import observation_v1, record_links
 from curation.references import parse_reference
 from curation.resolution.selectors import propose, stored_disagreement
 from curation.selectors import same_text_observations
-from curation.services.fetched_links import FetchFailed, source_of
 from curation.services.observations import CurationError
 from curation.states import VERIFIED_STATUSES, ResolverSource
 

@@ -16,8 +16,8 @@ from django.db import models
 
 from curation.history import tracked
 from curation.models import CitedWork
+from curation.notice_events import EventType, event_v1
 
-from .events import EventType, event_v1
 from .parsers.retraction_watch import paper_keys
 
 EVENT_TYPE_CHOICES = [(t.value, t.value.replace("_", " ")) for t in EventType]

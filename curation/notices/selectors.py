@@ -10,6 +10,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Lower
 
 from curation.models import CitedWork, Observation, Paper
+from curation.notice_events import EventType
 from curation.references.identifiers import (
     arxiv_doi,
     arxiv_id_from_doi,
@@ -18,7 +19,6 @@ from curation.references.identifiers import (
 )
 from curation.resolution.versions import published_dois
 
-from .events import EventType
 from .models import (
     NoticeEvent,
     NoticeReview,

@@ -14,7 +14,8 @@ from typing import Any, Protocol
 
 from django.utils import timezone
 
-from . import events as ev
+from curation import notice_events as ev
+
 from .models import NoticeSource, ReceiptOutcome, RetractionWatchRecord
 from .parsers.arxiv_withdrawals import withdrawal_event
 from .parsers.crossref_updates import crossref_events, crossref_notices_params

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..notices.events import EventType
+from ..notice_events import EventType
 from ..states import NoticeReason, NoticeState, ResolutionStatus, ResolverSource
 
 # Import accepts any ISO-8601 offset (converted to UTC on import); export writes one format per

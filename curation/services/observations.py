@@ -27,8 +27,8 @@ from ..notices.services.follow import standing_notice_revert, standing_notices_f
 from ..people import person
 from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
 from ..resolution.services.catalogue_imports import store_crossref_works
+from ..resolution.services.works import canonical_work
 from ..states import VERIFIED_STATUSES, ChangeSource, Origin, ResolutionStatus, ResolverSource
-from .works import canonical_work
 
 CORRECTABLE_FIELDS = ("work_title", "work_year", "work_venue", "reference_index")
 

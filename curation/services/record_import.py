@@ -20,9 +20,9 @@ from ..models import (
 )
 from ..notices.services import follow
 from ..record.timestamps import format_micro_offset, parse_timestamp
+from ..resolution.services.works import canonical_work
 from ..states import VERIFIED_STATUSES, Origin, ResolverSource
 from ..statistics import analyze_after_commit
-from .works import canonical_work
 
 
 class RecordConflict(ValueError):

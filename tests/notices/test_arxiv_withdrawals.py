@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from curation.notices.events import EventType
+from curation.notice_events import EventType
 from curation.notices.parsers.arxiv_withdrawals import is_withdrawal_comment, withdrawal_event
 
 from .conftest import FIXTURES

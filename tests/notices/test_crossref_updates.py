@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from curation.notices.events import EventType, ReportedEvent
+from curation.notice_events import EventType, ReportedEvent
 from curation.notices.parsers.crossref_updates import (
     crossref_events,
     crossref_notices_params,

@@ -20,9 +20,9 @@ from curation.notices.models import NoticeSource, ReceiptOutcome
 from curation.notices.services import store_answers
 from curation.notices.sources import SourceAnswer
 from curation.record.builder import build_record
+from curation.resolution.services.works import work_for_paper
 from curation.services import record_import, reference_list_import
 from curation.services.observations import observation_link_arxiv, observation_set_state
-from curation.services.works import work_for_paper
 from tests import records_factory as rf
 from tests.admin.conftest import CITING, REFERENCES, Listed, build_catalogue, resolve_all
 from tests.resolution.conftest import FIXTURES

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from curation.notices.events import EventType
+from curation.notice_events import EventType
 from curation.notices.parsers.retraction_watch import (
     COLUMNS,
     RetractionWatchHeaderError,

@@ -8,7 +8,7 @@ from datetime import UTC, date
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from curation.notices.events import EventType, ReportedEvent
+from curation.notice_events import EventType, ReportedEvent
 
 _SUBJECT = r"(?:paper|article|manuscript|submission|preprint|e-?print|work|version)"
 _BY_WHOM = r"(?:the\s+)?(?:authors?|author\(s\)|submitter|arxiv(?:\s+admin\w*)?|moderators?)"

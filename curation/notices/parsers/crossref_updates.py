@@ -7,7 +7,7 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import quote
 
-from curation.notices.events import (
+from curation.notice_events import (
     EventType,
     ReportedEvent,
     event_type_from_crossref,

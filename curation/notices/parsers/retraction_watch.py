@@ -12,7 +12,7 @@ from datetime import date
 from os import PathLike
 from typing import IO, Final, Generic, Protocol, TypeVar
 
-from curation.notices.events import (
+from curation.notice_events import (
     EventType,
     ReportedEvent,
     event_type_from_retraction_watch,

@@ -19,6 +19,7 @@ from django.db import connection
 from django.db.models import Model, QuerySet
 from django.utils import timezone
 
+from curation import notice_events as ev
 from curation.bulk_sql import encode_document, insert_rows, update_rows
 from curation.history import event_model
 from curation.models import Observation, StandingNotice
@@ -26,7 +27,6 @@ from curation.record.fragments import measured_notice, missing_notice_reason, un
 from curation.record_versions import records_bumped_first
 from curation.states import Origin
 
-from .. import events as ev
 from ..models import NoticeEvent, ReceiptOutcome, SourceReceipt
 from .refresh_jobs import FIRST_CHECK_REASON, refreshes_queue
 

@@ -16,11 +16,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from curation import notice_events as ev
 from curation.audit import Actor, audited
 from curation.bulk_sql import insert_rows
 from curation.models import CitedWork, Observation
 
-from .. import events as ev
 from ..models import (
     NoticeEvent,
     NoticeReview,

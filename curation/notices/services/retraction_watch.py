@@ -11,9 +11,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
+from curation import notice_events as ev
 from curation.audit import Actor, audited
 
-from .. import events as ev
 from ..models import (
     NoticeSource,
     RetractionWatchImport,

@@ -32,7 +32,7 @@ from curation.resolution.resolver import (
 )
 from curation.resolution.selectors import Prepared, observation_prepared
 from curation.resolution.services.catalogue_imports import store_crossref_works
-from curation.services.works import work_for_doi, work_for_paper
+from curation.resolution.services.works import work_for_doi, work_for_paper
 from curation.states import Origin, ResolverSource
 from curation.statistics import analyze_after_commit
 

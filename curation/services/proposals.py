@@ -10,9 +10,9 @@ from django.db import transaction
 
 from curation.audit import Actor, audited
 from curation.models import Observation
-from curation.services.observations import observation_unpin
+from curation.resolution.services.verdicts import observations_resolve
 
-from .verdicts import observations_resolve
+from .observations import observation_unpin
 
 
 @transaction.atomic

@@ -14,18 +14,21 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from ..audit import Actor, audited
-from ..clients.arxiv import ArxivClient, ArxivError, ArxivNotFound, ArxivOffline
-from ..clients.arxiv.metadata import ArxivMetadata
-from ..clients.crossref import CrossrefClient, CrossrefError, CrossrefOffline
-from ..ingestion.services.metadata import metadata_store
-from ..models import Observation, Paper
-from ..references.identifiers import arxiv_id_from_doi
-from ..resolution import catalogue
+from curation.audit import Actor, audited
+from curation.clients.arxiv import ArxivClient, ArxivError, ArxivNotFound, ArxivOffline
+from curation.clients.arxiv.metadata import ArxivMetadata
+from curation.clients.crossref import CrossrefClient, CrossrefError, CrossrefOffline
+from curation.models import Observation, Paper
+from curation.references.identifiers import arxiv_id_from_doi
+from curation.resolution import catalogue
+from curation.resolution.services.catalogue_imports import store_crossref_works
+from curation.services.observations import (
+    CurationError,
+    observation_link_arxiv,
+    observation_link_doi,
+)
 
-# The lead is moving this function into a service: change this one line when it moves.
-from ..resolution.services.catalogue_imports import store_crossref_works
-from .observations import CurationError, observation_link_arxiv, observation_link_doi
+from .metadata import metadata_store
 
 # A curator waits for the answer in the browser: one short try and one retry, not a worker's
 # ten-minute patience.

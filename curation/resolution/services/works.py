@@ -5,8 +5,8 @@ Call these inside the caller's audit context: CitedWork is a tracked model.
 
 from __future__ import annotations
 
-from ..models import CitedWork, Paper
-from ..references.identifiers import doi_key
+from curation.models import CitedWork, Paper
+from curation.references.identifiers import doi_key
 
 
 def work_for_doi(doi: str, title: str = "") -> CitedWork:

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from curation.notices.events import (
+from curation.notice_events import (
     SEVERITY_ORDER,
     EventType,
     ReportedEvent,

@@ -1,4 +1,8 @@
-"""The notice-event vocabulary shared by every notice source (no Django import)."""
+"""The notice-event vocabulary shared by every notice source (no Django import).
+
+It sits below every app: the notices speak it and the record's JSON Schema lists its types, so
+neither app imports the other for it.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Fetch a work the catalogues lack and link it in one step (curation/services/fetched_links.py):
+"""Fetch a work the catalogues lack and link it in one step (curation/ingestion/services/fetched_links.py):
 from the fake arXiv and a fake Crossref (pytest-httpserver), never the internet. A failure of the
 source, an unknown work, offline mode or a stale revision saves nothing at all."""
 
@@ -17,15 +17,15 @@ from curation.audit import Actor
 from curation.clients.crossref import CrossrefClient
 from curation.clients.crossref.cache import MemoryCache
 from curation.clients.crossref.throttle import LocalThrottle
-from curation.models import Observation, Paper
-from curation.resolution.models import CrossrefWork
-from curation.services import reference_list_import
-from curation.services.fetched_links import (
+from curation.ingestion.services.fetched_links import (
     FetchFailed,
     FetchOffline,
     FetchRefused,
     observation_fetch_and_link,
 )
+from curation.models import Observation, Paper
+from curation.resolution.models import CrossrefWork
+from curation.services import reference_list_import
 from curation.services.observations import StaleRevision
 from tests.admin.conftest import IMPORTER, Listed
 from tests.admin.helpers import last_context
