@@ -148,7 +148,8 @@ class Counted:
         self._undo: list[Callable[[], None]] = []
 
     def __enter__(self) -> Counted:
-        from curation.resolution import catalogue, matching
+        from curation.catalogue import records as catalogue
+        from curation.resolution import matching
 
         select, validate = catalogue._select, matching.validate
 
@@ -200,7 +201,7 @@ def explain(refs: list[dict[str, Any]]) -> None:
 
     from django.db import connection
 
-    from curation.resolution import catalogue
+    from curation.catalogue import records as catalogue
 
     statements: list[tuple[str, list[Any]]] = []
     select = catalogue._select

@@ -7,9 +7,9 @@ from typing import Any
 
 from rest_framework import serializers
 
+from curation.catalogue.versions import ARXIV_DOI, CROSSREF_RELATION, JOURNAL_REF, shown_version
 from curation.models import Observation, Resolution, StandingNotice
 from curation.record.builder import paper_path
-from curation.resolution.versions import ARXIV_DOI, CROSSREF_RELATION, JOURNAL_REF, shown_version
 
 from .timestamps import timestamp
 
@@ -130,7 +130,7 @@ class DescribedWorkSerializer(serializers.ModelSerializer[Observation]):
 
 def version_set_json(observation: Observation) -> dict[str, str] | None:
     """Return the linked arXiv paper with the DOI it was published under, and how that is
-    known (curation.resolution.versions), or None: v1 has no place for the published DOI of a
+    known (curation.catalogue.versions), or None: v1 has no place for the published DOI of a
     reference that gave the arXiv id."""
     cited = observation.cited_paper
     if cited is None:

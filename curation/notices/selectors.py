@@ -9,6 +9,7 @@ from datetime import datetime
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Lower
 
+from curation.catalogue.versions import published_dois
 from curation.models import CitedWork, Observation, Paper
 from curation.notice_events import EventType
 from curation.references.identifiers import (
@@ -17,7 +18,6 @@ from curation.references.identifiers import (
     canonical_doi,
     doi_key,
 )
-from curation.resolution.versions import published_dois
 
 from .models import (
     NoticeEvent,
@@ -65,7 +65,7 @@ def works_keys(works: Sequence[CitedWork]) -> dict[int, WorkKeys]:
     found = Paper.objects.filter(arxiv_id__any=wanted).only(*_PAPER_KEYS) if wanted else []
     papers = {p.arxiv_id: p for p in found}
     # A paper whose arXiv record gives no DOI may still be known published under one: its
-    # journal-ref names a Crossref work, or Crossref's relation says so (resolution.versions).
+    # journal-ref names a Crossref work, or Crossref's relation says so (catalogue.versions).
     versions = published_dois(a for a, p in papers.items() if not canonical_doi(p.doi))
     keys = {}
     for work in works:

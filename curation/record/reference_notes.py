@@ -1,6 +1,6 @@
 """What a reference carries besides the v1 fields, for the record page: its link, the host,
 the software it names, its text, shortened, and the published version of the arXiv paper it
-links (curation.resolution.versions).
+links (curation.catalogue.versions).
 
 The v1 record keeps none of these (SPEC §1: raw text and normalised URLs are served by the
 API and the pages, never added to v1), so web and software references without a title would
@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..catalogue.versions import shown_version
 from ..models import Observation
 from ..references import parse_reference
-from ..resolution.versions import shown_version
 
 SHORT_TEXT = 160  # characters of reference text shown on the page; the evidence page has all
 _KINDS = {"software": "software", "web": "web page"}

@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from curation.resolution.text import fold_name
+from curation.catalogue.text import fold_name
 
 WEIGHTS = Path(__file__).with_name("calibration.json")
 MARGIN_CAP = 40.0  # score points: a lead this large is as good as no rival at all

@@ -24,6 +24,8 @@ from typing import IO, Any
 import orjson
 from orjson import loads as _loads  # about three times faster than json.loads on snapshot lines
 
+from curation.catalogue.text import fold_name, title_norm
+from curation.catalogue.versions import relation_versions
 from curation.limits import (
     JsonTooDeep,
     Limits,
@@ -39,9 +41,7 @@ from curation.references import normalize_title
 from curation.references.identifiers import doi_key
 from curation.resolution.crossref_decode import CrossrefAuthor, CrossrefItem, decode_items
 from curation.resolution.models import CrossrefWork
-from curation.resolution.text import fold_name, title_norm
 from curation.resolution.venues import first_page, page_key, parse_journal_ref, venue_key
-from curation.resolution.versions import relation_versions
 
 _MONTHS = {m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), 1)}
 

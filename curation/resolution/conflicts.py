@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from curation.resolution.catalogue import Candidate
-from curation.resolution.text import fold_name, title_norm
+from curation.catalogue.records import Candidate
+from curation.catalogue.text import fold_name, title_norm
 from curation.resolution.venues import page_key, venue_key
 
 _DIGITS = re.compile(r"\d+")

@@ -14,9 +14,9 @@ from typing import Any
 
 from django.conf import settings
 
+from curation.catalogue import records as catalogue
 from curation.models import Paper
 from curation.references.identifiers import arxiv_id_from_doi, canonical_doi, doi_key
-from curation.resolution import catalogue
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from curation.resolution import catalogue
-from curation.resolution.catalogue import Candidate, TitleSearch
+from curation.catalogue import records as catalogue
+from curation.catalogue.records import Candidate, TitleSearch
+from curation.catalogue.text import content_tokens, k_of_n, title_norm
 from curation.resolution.conflicts import CitedFields
-from curation.resolution.text import content_tokens, k_of_n, title_norm
 from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, prescreen, validate
 from curation.resolution.venues import VenueText
 from curation.states import ResolutionStatus, ResolverSource

@@ -35,7 +35,7 @@ class CrossrefWork(models.Model):
     volume = models.CharField(max_length=32, blank=True, default="")
     first_page = models.CharField(max_length=32, blank=True, default="")
     issue = models.CharField(max_length=32, blank=True, default="", help_text="As Crossref gives it")
-    # The arXiv versions Crossref's `relation` names (curation.resolution.versions):
+    # The arXiv versions Crossref's `relation` names (curation.catalogue.versions):
     # "arxiv:<id>" for a published work's has-preprint, "doi:<doi>" for what an arXiv DOI's
     # work is-preprint-of. Empty for nearly every work.
     arxiv_versions = ArrayField(

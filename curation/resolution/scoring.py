@@ -8,8 +8,8 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from curation.resolution.catalogue import Candidate
-from curation.resolution.text import fold_name
+from curation.catalogue.records import Candidate
+from curation.catalogue.text import fold_name
 
 FUZZY_THRESHOLD = 92.0  # title similarity (0-100) above which two titles name the same work
 ID_TITLE_THRESHOLD = 85.0  # with a resolving identifier, a looser title still agrees

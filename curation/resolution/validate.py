@@ -15,10 +15,10 @@ from typing import Any
 from rapidfuzz import fuzz
 from unidecode import unidecode
 
-from curation.resolution.catalogue import Candidate
+from curation.catalogue.records import Candidate
+from curation.catalogue.text import fold_name, title_key, title_norm
 from curation.resolution.conflicts import CitedFields, container_differs, find_conflicts
 from curation.resolution.scoring import numbers_agree, words_agree
-from curation.resolution.text import fold_name, title_key, title_norm
 from curation.resolution.venues import (
     VenueText,
     locator_pairs,
@@ -358,7 +358,7 @@ def validate(
 ) -> Validation:
     """Return how the candidate's fields appear in the reference string.
 
-    parsed_title is the parser's title, normalised (curation.resolution.text.title_norm);
+    parsed_title is the parser's title, normalised (curation.catalogue.text.title_norm);
     cited, the parse's volume, first page and authors, compared field by field (conflicts.py).
     """
     check = Validation(candidate)

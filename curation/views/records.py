@@ -67,7 +67,7 @@ def _target(observation: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-# How a linked arXiv paper's published DOI is known (curation.resolution.versions), in words.
+# How a linked arXiv paper's published DOI is known (curation.catalogue.versions), in words.
 _VERSION_VIA = {
     "arxiv_doi": "the DOI on its arXiv record",
     "crossref_relation": "Crossref records the arXiv paper as its preprint",

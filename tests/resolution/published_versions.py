@@ -1,5 +1,5 @@
 """A catalogue of arXiv papers and their published versions, one for each way a version set is
-found (curation/resolution/versions.py), and helpers that resolve references against it."""
+found (curation/catalogue/versions.py), and helpers that resolve references against it."""
 
 from __future__ import annotations
 

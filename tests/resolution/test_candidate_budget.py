@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from curation.catalogue.records import Candidate, TitleSearch, title_candidates_batch
+from curation.catalogue.selectivity import all_but_one, title_tsquery
+from curation.catalogue.text import k_of_n
 from curation.models import Paper
 from curation.resolution import matching
-from curation.resolution.catalogue import Candidate, TitleSearch, title_candidates_batch
 from curation.resolution.resolver import resolve_raw
-from curation.resolution.selectivity import all_but_one, title_tsquery
 from curation.resolution.services.catalogue_imports import refresh_title_words, store_crossref_works
-from curation.resolution.text import k_of_n
 from curation.resolution.validate import RawText
 from curation.states import ResolverSource
 
@@ -121,7 +121,7 @@ def test_beside_an_exact_match_only_titles_holding_its_rarest_words_are_read() -
     Paper.objects.create(arxiv_id="0901.00002", title=f"Erratum: {title}", first_author="a",
                          authors="A", year=2009, in_catalogue=True)  # fmt: skip
     refresh_title_words()
-    from curation.resolution.catalogue import word_frequencies
+    from curation.catalogue.records import word_frequencies
 
     frequencies = word_frequencies(title.lower().split())
     (found,) = title_candidates_batch([TitleSearch.for_title(title, frequencies)])

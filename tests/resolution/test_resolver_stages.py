@@ -4,7 +4,7 @@ steps 1 and 4 for a reference nothing linked."""
 
 from __future__ import annotations
 
-from curation.resolution.catalogue import Candidate
+from curation.catalogue.records import Candidate
 from curation.resolution.resolver import Lookups, ReferenceInput, Verdict
 from curation.resolution.resolver.by_identifier import by_identifiers, identifier_records
 from curation.resolution.resolver.decide import _unsettled

@@ -9,12 +9,12 @@ from itertools import combinations
 import pytest
 from django.db import connection
 
+from curation.catalogue import records as catalogue
+from curation.catalogue.records import TitleSearch
+from curation.catalogue.text import QUERY_SEPARATOR, k_of_n
 from curation.models import Paper
-from curation.resolution import catalogue
-from curation.resolution.catalogue import TitleSearch
 from curation.resolution.resolver import resolve_raw
 from curation.resolution.services.catalogue_imports import refresh_title_words
-from curation.resolution.text import QUERY_SEPARATOR, k_of_n
 from curation.states import ResolutionStatus
 
 # The one-statement search this branch replaced: key OR full text, exact records first.

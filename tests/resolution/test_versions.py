@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from curation.audit import audited
+from curation.catalogue import versions
+from curation.catalogue.versions import VersionSets, relation_versions, shown_version
 from curation.models import CitedWork
 from curation.notices.selectors import works_keys
-from curation.resolution import versions
 from curation.resolution.models import CrossrefWork
 from curation.resolution.resolver import resolve_raw
-from curation.resolution.versions import VersionSets, relation_versions, shown_version
 from tests.resolution.published_versions import (
     ACTOR,
     BY_HAS_PREPRINT,
@@ -178,7 +178,7 @@ def test_notices_of_a_contested_arxiv_work_ask_about_its_own_doi_only(catalogue:
 def test_a_batch_asks_about_its_papers_and_their_dois_in_one_statement(
     catalogue: None, django_assert_num_queries: Any
 ) -> None:
-    from curation.resolution import catalogue as records
+    from curation.catalogue import records
 
     doi, _, papers = CONTESTED
     sets = VersionSets()
@@ -197,7 +197,7 @@ def test_papers_in_hand_give_the_statements_their_rows_would(catalogue: None) ->
     """A paper the batch read already brings its row (DOI, locator) instead of a second read:
     the statements, and so the decisions, are the same either way, also in one ask that
     mixes papers in hand with papers not."""
-    from curation.resolution import catalogue as records
+    from curation.catalogue import records
 
     papers = [found[0] for found in VERSION_SETS] + list(CONTESTED[2])
     read = VersionSets()

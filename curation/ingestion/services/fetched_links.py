@@ -15,12 +15,12 @@ from django.conf import settings
 from django.db import transaction
 
 from curation.audit import Actor, audited
+from curation.catalogue import records as catalogue
 from curation.clients.arxiv import ArxivClient, ArxivError, ArxivNotFound, ArxivOffline
 from curation.clients.arxiv.metadata import ArxivMetadata
 from curation.clients.crossref import CrossrefClient, CrossrefError, CrossrefOffline
 from curation.models import Observation, Paper
 from curation.references.identifiers import arxiv_id_from_doi
-from curation.resolution import catalogue
 from curation.resolution.services.catalogue_imports import store_crossref_works
 from curation.services.observations import (
     CurationError,

@@ -1,4 +1,4 @@
-"""The arXiv versions Crossref's `relation` names for a work (curation.resolution.versions).
+"""The arXiv versions Crossref's `relation` names for a work (curation.catalogue.versions).
 
 Existing rows get an empty list (a constant default: no table rewrite); re-importing the
 Crossref works fills it. The GIN index is partial and written directly (fastupdate off): only

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from curation.catalogue.records import Candidate
 from curation.references.identifiers import ARXIV_DOI_PREFIX
-from curation.resolution.catalogue import Candidate
 from curation.resolution.scoring import Query, Scored, score, title_agrees_with_identifier
 from curation.resolution.validate import RawText, validate
 from curation.states import ResolutionStatus

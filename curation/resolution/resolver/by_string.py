@@ -7,8 +7,8 @@ from typing import Any
 
 from django.conf import settings
 
+from curation.catalogue.records import Candidate
 from curation.resolution import calibration, matching
-from curation.resolution.catalogue import Candidate
 from curation.resolution.validate import RawText
 from curation.states import ResolutionStatus, ResolverSource
 

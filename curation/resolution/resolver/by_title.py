@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from curation.resolution import catalogue
+from curation.catalogue import records as catalogue
+from curation.catalogue.text import title_key, title_norm
 from curation.resolution.scoring import TIE_MARGIN, Query, Scored, score, titles_match
-from curation.resolution.text import title_key, title_norm
 from curation.states import ResolutionStatus, ResolverSource
 
 from .lookups import Lookups

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from curation.catalogue.text import clean_title, fold_name, title_key, title_norm
 from curation.references import Malformed, ParsedReference, extract_identifiers
 from curation.references.identifiers import doi_key
 from curation.references.quality import title_problem
 from curation.resolution.conflicts import CitedFields
 from curation.resolution.scoring import Query
-from curation.resolution.text import clean_title, fold_name, title_key, title_norm
 
 
 @dataclass

@@ -10,13 +10,14 @@ from typing import Any
 
 from django.conf import settings
 
+from curation.catalogue import records as catalogue
+from curation.catalogue.records import Candidate, TitleSearch
+from curation.catalogue.versions import VersionSets
 from curation.clients.crossref import CrossrefError, get_client
 from curation.references.identifiers import ARXIV_DOI_PREFIX
-from curation.resolution import catalogue, matching
-from curation.resolution.catalogue import Candidate, TitleSearch
+from curation.resolution import matching
 from curation.resolution.catalogue_rows import BadLine, crossref_fields
 from curation.resolution.validate import RawText
-from curation.resolution.versions import VersionSets
 from curation.states import ResolverSource
 
 from .inputs import ReferenceInput
@@ -29,7 +30,7 @@ class Lookups:
     papers: dict[str, Candidate] = field(default_factory=dict)
     works: dict[str, Candidate] = field(default_factory=dict)
     papers_by_doi: dict[str, Candidate] = field(default_factory=dict)
-    # Which arXiv paper each DOI record is a version of, and back (curation.resolution.versions).
+    # Which arXiv paper each DOI record is a version of, and back (curation.catalogue.versions).
     versions: VersionSets = field(default_factory=VersionSets)
     fetched_versions: dict[str, list[str]] = field(default_factory=dict)  # by fetched DOI
     crossref_notes: dict[str, str] = field(default_factory=dict)

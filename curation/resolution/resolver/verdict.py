@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from curation.resolution.catalogue import Candidate
+from curation.catalogue.records import Candidate
 from curation.states import ResolutionStatus, ResolverSource
 
 RESOLVER_VERSION = "resolver-2.0"

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from curation.catalogue import records as catalogue
+from curation.catalogue.records import Candidate
 from curation.references.identifiers import (
     ARXIV_DOI_PREFIX,
     arxiv_id_from_doi,
@@ -33,8 +35,6 @@ from curation.references.identifiers import (
     doi_key,
     is_arxiv_doi,
 )
-from curation.resolution import catalogue
-from curation.resolution.catalogue import Candidate
 from curation.server_cursors import server_bound_cursor
 from curation.states import ResolverSource
 

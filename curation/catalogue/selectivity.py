@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from curation.resolution.text import QUERY_SEPARATOR, content_tokens
+from curation.catalogue.text import QUERY_SEPARATOR, content_tokens
 
 _TITLE_WORDS = 4  # the rarest four, all but one needed: one word lost to a typo or a cut
 _NEAR_WORDS = 4  # beside an exact match: the titles holding its four rarest catalogue words

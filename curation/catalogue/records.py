@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from curation.catalogue import selectivity
+from curation.catalogue.text import QUERY_SEPARATOR, title_key, title_norm
 from curation.references.identifiers import doi_key
-from curation.resolution import selectivity
-from curation.resolution.text import QUERY_SEPARATOR, title_key, title_norm
 from curation.server_cursors import server_bound_cursor
 from curation.states import ResolverSource
 
