@@ -124,11 +124,12 @@ def backlog_queued(jobs: int) -> None:
     """Queue `jobs` notice refresh jobs of 250 cited works each (a Retraction Watch import's or
     a day's Crossref refreshes): work the notices pool has to get through."""
     from curation.models import CitedWork
-    from curation.notices.tasks import refresh_works
+    from curation.notices.services.refresh_jobs import REFRESH_BATCH, refreshes_queue
 
-    works = list(CitedWork.objects.order_by("pk").values_list("pk", flat=True)[:250])
+    # One job per call: the product's own road to the queue, one batch of works at a time.
+    works = list(CitedWork.objects.order_by("pk").values_list("pk", flat=True)[:REFRESH_BATCH])
     for _ in range(jobs if works else 0):
-        refresh_works.delay(works, reason="bench backlog")
+        refreshes_queue(works, reason="bench backlog")
 
 
 def notices_waiting() -> int:
