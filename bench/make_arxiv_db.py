@@ -58,6 +58,7 @@ BULK_TABLES = (
     "curation_observationevent",
     "curation_resolutionevent",
     "record_recordversion",
+    "record_recordchange",
     "notices_sourcereceipt",
 )
 CURATED_SHARE = 0.002  # observations a curator decided
@@ -462,6 +463,19 @@ class Loader:
             INSERT INTO record_recordversion (paper_id, version, token, changed_at)
             SELECT paper_id, 2 + count(*) / 40, gen_random_uuid(), max(changed_at)
             FROM curation_observation GROUP BY paper_id
+            """,
+        )
+        # The feed's stored change times, as migration record/0003 fills them (the triggers
+        # that keep them are off during the load).
+        self.run(
+            "record changes",
+            """
+            INSERT INTO record_recordchange (paper_id, changed_at)
+            SELECT id, max(at) FROM (
+              SELECT paper_id, changed_at FROM curation_observation UNION ALL
+              SELECT cited_paper_id, changed_at FROM curation_observation
+               WHERE cited_paper_id IS NOT NULL) s(id, at)
+            GROUP BY id
             """,
         )
 

@@ -104,11 +104,8 @@ class RecordChangesView(CachedListView):
 
     def get_queryset(self) -> QuerySet[Paper]:
         """Return papers with observations, each with the time its record last changed."""
-        # With changed_since (empty: the filter is not applied) the filter keeps papers with
-        # observations changed since, a narrower set. A first full sync reads the dump_records
-        # export instead of this feed.
-        since = bool(self.request.query_params.get("changed_since"))
-        return papers_by_record_change(observed_only=not since)
+        # A first full sync reads the dump_records export instead of this feed.
+        return papers_by_record_change()
 
 
 @extend_schema(exclude=True)

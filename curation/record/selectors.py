@@ -8,7 +8,6 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection, models
-from django.db.models.functions import Greatest
 
 from curation.models import ExternalCitationMeasurement, Observation, Paper
 from curation.server_cursors import server_bound_cursor
@@ -119,48 +118,24 @@ def live_outbound(arxiv_id: str) -> list[Observation] | None:
     return observations
 
 
-def _latest_change(field: str) -> models.Subquery:
-    """Return the latest changed_at of the observations pointing at the paper through field."""
-    rows = Observation.objects.filter(**{field: models.OuterRef("pk")}).order_by().values(field)
-    latest = rows.annotate(latest=models.Max("changed_at")).values("latest")[:1]
-    return models.Subquery(latest, output_field=models.DateTimeField())
+def papers_by_record_change() -> models.QuerySet[Paper]:
+    """Return the papers some observation points or pointed at (outbound or inbound), each
+    annotated with the time its record last changed substantively (record_changed_at).
 
-
-def _pointed_at_by(observations: models.QuerySet[Observation]) -> models.Q:
-    """Return the papers condition: one of these observations is made by the paper or cites it.
-
-    One `IN` over the UNION of both keys, not two `IN`s joined by OR: PostgreSQL cannot join
-    through an OR, so it read every paper of the catalogue and probed both lists for each
-    (350 ms at 25,000 papers for a day of changes, growing with the catalogue, not with the
-    changes); a UNION is a set it joins to papers by their key (bench/README-scale.md).
+    The time is stored per record (RecordChange, kept by triggers) and indexed, so the feed
+    reads a page of it in change order; the catalogue's millions of papers no observation ever
+    named have no row.
     """
-    rows = observations.order_by()
-    return models.Q(pk__in=rows.values("paper_id").union(rows.values("cited_paper_id")))
-
-
-def papers_by_record_change(*, observed_only: bool) -> models.QuerySet[Paper]:
-    """Return papers annotated with the time their record last changed (record_changed_at).
-
-    With observed_only, only papers some observation points at (outbound or inbound): the
-    catalogue's millions of others have no change to report.
-    """
-    # PostgreSQL's GREATEST skips NULLs: a paper cited by nobody keeps its outbound time.
-    papers = Paper.objects.annotate(
-        record_changed_at=Greatest(_latest_change("paper"), _latest_change("cited_paper"))
+    return Paper.objects.filter(record_change__isnull=False).annotate(
+        record_changed_at=models.F("record_change__changed_at")
     )
-    return papers.filter(_pointed_at_by(Observation.objects.all())) if observed_only else papers
 
 
 def papers_changed_since(
     papers: models.QuerySet[Paper], *, since: datetime
 ) -> models.QuerySet[Paper]:
-    """Return those papers with an observation (outbound or inbound) changed at or after since.
-
-    That is "whose record changed since": a paper's record_changed_at is the latest change of
-    its observations. Not filtering on that annotation spares PostgreSQL computing it twice per
-    paper (it is computed once, for the order).
-    """
-    return papers.filter(_pointed_at_by(Observation.objects.filter(changed_at__gte=since)))
+    """Return those papers whose record changed substantively at or after since."""
+    return papers.filter(record_change__changed_at__gte=since)
 
 
 def papers_with_records(*, after: str | None = None) -> models.QuerySet[Paper]:

@@ -22,6 +22,7 @@ from api.serializers.timestamps import timestamp
 from curation.audit import Actor, audited
 from curation.models import CitedWork, Observation, Paper
 from curation.notices.models import NoticeEvent, NoticeReview
+from curation.services.observations import observation_mark_no_canonical_record
 
 pytestmark = pytest.mark.django_db
 
@@ -314,3 +315,58 @@ def test_the_feed_finds_changed_records_by_key_not_by_reading_the_catalogue(
         cursor.execute("EXPLAIN " + statement)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "Seq Scan on curation_paper" not in plan, plan
+
+
+def test_a_reference_unlinked_from_a_paper_puts_that_paper_in_the_feed(
+    anon: APIClient, lists: None
+) -> None:
+    """The cited paper's record loses an inbound citation: it changed, although no observation
+    points at it any more (the feed computed from today's links missed it)."""
+    observation = Observation.objects.get(paper__arxiv_id=PAPER, cited_paper__arxiv_id=CITED)
+    before = timezone.now()
+
+    observation_mark_no_canonical_record(
+        observation=observation,
+        expected_revision=observation.revision,
+        actor=Actor.command("test"),
+        reason="a web page, not the paper",
+    )
+
+    feed = anon.get("/api/v1/records", {"changed_since": timestamp(before)}).json()["results"]
+    assert {r["arxiv_id"] for r in feed} == {CITED, PAPER}
+
+
+def test_a_record_change_time_never_moves_back(anon: APIClient, lists: None) -> None:
+    observation = Observation.objects.get(paper__arxiv_id=PAPER, cited_paper__arxiv_id=CITED)
+    later = timezone.now() + timedelta(days=1)
+    with _write():
+        Observation.objects.filter(pk=observation.pk).update(changed_at=later)
+        Observation.objects.filter(pk=observation.pk).update(changed_at=later - timedelta(days=3))
+
+    feed = anon.get("/api/v1/records", {"changed_since": timestamp(later)}).json()["results"]
+
+    assert [(r["arxiv_id"], r["changed_at"]) for r in feed] == [
+        (CITED, timestamp(later)),
+        (PAPER, timestamp(later)),
+    ]
+
+
+def test_the_feed_reads_stored_change_times_not_every_changed_observation(
+    anon: APIClient, lists: None
+) -> None:
+    """A page of the feed is read from the stored change times in their index order: its cost
+    does not follow how many records a day of changes touched (bench/README-scale.md)."""
+    later = timezone.now() + timedelta(days=1)
+    with _write():
+        Observation.objects.filter(paper__arxiv_id=PAPER).update(changed_at=later)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE curation_observation; ANALYZE record_recordchange")
+
+    with CaptureQueriesContext(connection) as captured:
+        feed = anon.get("/api/v1/records", {"changed_since": timestamp(later)}).json()["results"]
+    assert feed
+    (statement,) = [
+        q["sql"] for q in captured.captured_queries if q["sql"].startswith('SELECT "curation_paper"')
+    ]
+    assert "curation_observation" not in statement
+    assert "record_recordchange" in statement
