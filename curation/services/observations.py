@@ -27,6 +27,7 @@ from ..notices.services.follow import standing_notice_revert, standing_notices_f
 from ..people import person
 from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
 from ..resolution.services.catalogue_imports import store_crossref_works
+from ..resolution.services.labels import link_targets, verdict_label, verdict_seen
 from ..states import VERIFIED_STATUSES, ChangeSource, Origin, ResolutionStatus, ResolverSource
 from .works import canonical_work
 
@@ -116,6 +117,7 @@ def write_decision(
     if cited_paper is not None and status not in VERIFIED_STATUSES:
         raise CurationError("only a verified state links a cited paper (SPEC §2)")
     previous = getattr(observation, "resolution", None)
+    seen = verdict_seen(observation)  # the resolver's verdict the curator decided on, if any
     evidence = {
         "decided_by": "curator",
         "action": action,
@@ -149,6 +151,10 @@ def write_decision(
             "origin": Origin.CURATOR,
         },
     )
+    if seen is not None:  # every decision on a resolver verdict is a label (issue 41)
+        targets = link_targets(status, resolver_source, cited_paper, observation.work_doi)
+        no_match = action == "no_canonical_record"
+        verdict_label(seen, targets=targets, no_match=no_match, action=action, actor=actor, now=now)
     standing_notices_follow_links([observation.pk])  # the notice follows the decided link
 
 
