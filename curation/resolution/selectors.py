@@ -22,7 +22,15 @@ from django.db.models import (
     Window,
 )
 from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import MD5, Cast, Coalesce, Concat, Greatest, RowNumber
+from django.db.models.functions import (
+    MD5,
+    Cast,
+    Coalesce,
+    Concat,
+    Greatest,
+    NullIf,
+    RowNumber,
+)
 from django.utils import timezone
 
 from curation.models import Observation, Resolution
@@ -204,7 +212,9 @@ def _band_expression() -> Any:
     ]
     last = Value(f"{EDGES[-2]:.2f}–{EDGES[-1]:.2f}")
     no_probability = Concat(
-        Value("no probability ("), Coalesce(step, Value("no step")), Value(")"),
+        Value("no probability ("),
+        Coalesce(NullIf(step, Value("")), Value("no step"), output_field=CharField()),
+        Value(")"),
         output_field=CharField(),
     )  # fmt: skip
     return (
@@ -242,7 +252,9 @@ def automatic_links_drawn(*, seed: str, per_band: int) -> list[dict[str, Any]]:
     place is md5(seed, observation id), so the same seed over the same links draws the same
     ones, and another seed an independent sample. Each row: observation, band, step, status,
     probability and the linked work (arXiv id, else DOI)."""
-    place = MD5(Concat(Value(f"{seed}:"), Cast("observation_id", CharField())))
+    place = MD5(
+        Concat(Value(f"{seed}:"), Cast("observation_id", CharField()), output_field=CharField())
+    )
     ranked = automatic_links().annotate(
         place=place,
         rank=Window(RowNumber(), partition_by=[F("band")], order_by=[F("place").asc()]),
