@@ -253,6 +253,8 @@ class LinkSampleItem(models.Model):
     outcome = models.CharField(max_length=16, choices=LabelOutcome.choices, blank=True, default="")
 
     class Meta:
+        verbose_name = "link to check"
+        verbose_name_plural = "links to check"
         ordering = ["sample_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["sample", "observation"], name="sample_item_unique")
