@@ -63,6 +63,7 @@ class LinkSampleItemAdmin(admin.ModelAdmin):
     """Links to check: the sampled automatic links nobody has checked yet, in walk order."""
 
     list_display = ["check_link", "linked", "band", "probability", "step", "sample"]
+    list_display_links = None  # the reference column opens the check page, not a change form
     list_filter = ["band"]
     list_select_related = ["observation", "observation__paper", "sample"]
     change_list_template = "curation/admin/links_to_check.html"
