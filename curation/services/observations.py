@@ -152,7 +152,8 @@ def write_decision(
         },
     )
     if seen is not None:  # every decision on a resolver verdict is a label (issue 41)
-        targets = link_targets(status, resolver_source, cited_paper, observation.work_doi)
+        cited = cited_paper.arxiv_id if cited_paper else None
+        targets = link_targets(status, resolver_source, cited, observation.work_doi)
         no_match = action == "no_canonical_record"
         verdict_label(seen, targets=targets, no_match=no_match, action=action, actor=actor, now=now)
     standing_notices_follow_links([observation.pk])  # the notice follows the decided link

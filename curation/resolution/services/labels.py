@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from curation.audit import Actor
-from curation.models import Observation, Paper
+from curation.models import Observation
 from curation.resolution import calibration
 from curation.resolution.models import LabelOutcome, LabelWhy, LinkSampleItem, VerdictLabel
 from curation.resolution.precision import band_of
@@ -51,7 +51,7 @@ class SeenVerdict:
 
 
 def link_targets(
-    status: str, resolver_source: str | None, cited_paper: Paper | None, work_doi: str | None
+    status: str, resolver_source: str | None, cited_arxiv_id: str | None, work_doi: str | None
 ) -> frozenset[str]:
     """Return what a verified link names: its arXiv paper, and its DOI when linked by DOI.
 
@@ -61,8 +61,8 @@ def link_targets(
     if status not in VERIFIED_STATUSES:
         return frozenset()
     found = set()
-    if cited_paper is not None:
-        found.add(f"arxiv:{cited_paper.arxiv_id}")
+    if cited_arxiv_id:
+        found.add(f"arxiv:{cited_arxiv_id}")
     if resolver_source == ResolverSource.DOI and work_doi:
         found.add(f"doi:{work_doi.lower()}")
     return frozenset(found)
@@ -74,7 +74,27 @@ def verdict_seen(observation: Observation) -> SeenVerdict | None:
     resolution = getattr(observation, "resolution", None)
     if resolution is None or resolution.origin != Origin.COMPUTED:
         return None
-    evidence = resolution.evidence if isinstance(resolution.evidence, dict) else {}
+    cited = observation.cited_paper
+    return seen_from(
+        observation.pk, status=resolution.status, resolver_source=resolution.resolver_source,
+        resolver_version=resolution.resolver_version, evidence=resolution.evidence,
+        cited_arxiv_id=cited.arxiv_id if cited else None, work_doi=observation.work_doi,
+    )  # fmt: skip
+
+
+def seen_from(
+    observation_id: Any,
+    *,
+    status: str,
+    resolver_source: str | None,
+    resolver_version: str,
+    evidence: Any,
+    cited_arxiv_id: str | None,
+    work_doi: str | None,
+) -> SeenVerdict:
+    """Return a resolver verdict as a curator saw it, from its stored columns (the row's, or a
+    history event's)."""
+    evidence = evidence if isinstance(evidence, dict) else {}
     step = str(evidence.get("step") or "")
     found = evidence.get("matched")
     matched: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -86,17 +106,14 @@ def verdict_seen(observation: Observation) -> SeenVerdict | None:
         else None
     )
     return SeenVerdict(
-        observation_id=observation.pk,
+        observation_id=observation_id,
         step=step,
-        status=resolution.status,
-        resolver_source=resolution.resolver_source,
-        resolver_version=resolution.resolver_version or str(evidence.get("resolver_version") or ""),
+        status=status,
+        resolver_source=resolver_source,
+        resolver_version=resolver_version or str(evidence.get("resolver_version") or ""),
         probability=probability,
         band=band_of(step, probability),
-        targets=link_targets(
-            resolution.status, resolution.resolver_source, observation.cited_paper,
-            observation.work_doi,
-        ),  # fmt: skip
+        targets=link_targets(status, resolver_source, cited_arxiv_id, work_doi),
         features=features,
     )
 
