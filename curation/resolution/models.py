@@ -304,6 +304,10 @@ class VerdictLabel(models.Model):
     action = models.CharField(max_length=32)
     actor = models.CharField(max_length=128)
     decided_at = models.DateTimeField()
+    backfilled_from = models.BigIntegerField(
+        null=True, blank=True, unique=True,
+        help_text="The decision's resolution history event, for a label made from history",
+    )  # fmt: skip
 
     class Meta:
         ordering = ["-decided_at", "-pk"]

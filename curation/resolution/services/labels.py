@@ -10,6 +10,10 @@ the resolver's own verdicts (origin "computed") are measured.
 
 A decision on an observation that sits in an open sample (curation.resolution.services.sampling)
 checks that sample item too, and its label counts as "checked because sampled".
+
+Decisions made before labels were written are labelled from history once
+(`verdict_labels_backfill`, `manage.py backfill_verdict_labels`), with the same rules
+(`seen_from`, `link_targets`, `outcome_of`).
 """
 
 from __future__ import annotations
@@ -18,8 +22,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.postgres.functions import TransactionNow
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+
 from curation.audit import Actor
-from curation.models import Observation
+from curation.history import event_model
+from curation.models import Observation, Paper
 from curation.resolution import calibration
 from curation.resolution.models import LabelOutcome, LabelWhy, LinkSampleItem, VerdictLabel
 from curation.resolution.precision import band_of
@@ -157,7 +166,7 @@ def verdict_label(
         item.checked_at = now
         item.outcome = outcome
         item.save(update_fields=["checked_at", "outcome"])
-    return VerdictLabel.objects.create(
+    label = VerdictLabel.objects.create(
         observation_id=seen.observation_id,
         step=seen.step,
         status=seen.status,
@@ -172,5 +181,113 @@ def verdict_label(
         sample_item=item,
         action=action,
         actor=actor.name,
-        decided_at=now,
+        # The database's transaction time, as the decision's history events carry: the
+        # backfill tells decisions that wrote their label from older ones by it.
+        decided_at=TransactionNow(),
     )
+    label.refresh_from_db(fields=["decided_at"])
+    return label
+
+
+BACKFILL_BATCH = 2000
+
+
+def verdict_labels_backfill(*, batch: int = BACKFILL_BATCH) -> int:
+    """Write the labels of curator decisions made before decisions wrote them, from history.
+
+    A decision is a curator's resolution event (evidence "decided_by": "curator") whose
+    previous resolution event held the resolver's verdict; what the verdict linked is read from
+    the observation's version just before the decision, what the decision linked from the
+    version it wrote. Only decisions older than the first label written live are read (the
+    later ones wrote theirs), each once (`backfilled_from` is unique): run it again after a
+    stop and it goes on. Returns the labels written. Each batch is its own transaction.
+    """
+    resolutions = event_model("Resolution")
+    observations = event_model("Observation")
+    first_live = (
+        VerdictLabel.objects.filter(backfilled_from__isnull=True)
+        .order_by("decided_at")
+        .values_list("decided_at", flat=True)
+        .first()
+    )
+    before = resolutions.objects.filter(
+        pgh_obj_id=OuterRef("pgh_obj_id"), pgh_id__lt=OuterRef("pgh_id")
+    ).order_by("-pgh_id")
+    written_by = observations.objects.filter(
+        pgh_obj_id=OuterRef("pgh_obj_id"), pgh_context_id=OuterRef("pgh_context_id")
+    ).order_by("-pgh_id")
+    decisions = (
+        resolutions.objects.filter(origin=Origin.CURATOR, evidence__decided_by="curator")
+        .exclude(pgh_label="delete")
+        .annotate(
+            verdict_id=Subquery(before.values("pgh_id")[:1]),
+            verdict_origin=Subquery(before.values("origin")[:1]),
+            verdict_label=Subquery(before.values("pgh_label")[:1]),
+            decided_version=Subquery(written_by.values("pgh_id")[:1]),
+        )
+        .filter(verdict_origin=Origin.COMPUTED)
+        .exclude(verdict_label="delete")
+        # The observation as the curator saw it: its version before the one the decision wrote.
+        .annotate(seen_version=Subquery(
+            observations.objects.filter(
+                pgh_obj_id=OuterRef("pgh_obj_id"), pgh_id__lt=OuterRef("decided_version")
+            ).order_by("-pgh_id").values("pgh_id")[:1]
+        ))
+    )  # fmt: skip
+    if first_live is not None:
+        decisions = decisions.filter(pgh_created_at__lt=first_live)
+    done = set(
+        VerdictLabel.objects.filter(backfilled_from__isnull=False).values_list(
+            "backfilled_from", flat=True
+        )
+    )
+    written, after = 0, 0
+    while True:
+        rows = list(decisions.filter(pgh_id__gt=after).order_by("pgh_id")[:batch])
+        if not rows:
+            return written
+        after = rows[-1].pgh_id
+        fresh = [r for r in rows if r.pgh_id not in done]
+        if fresh:
+            written += _backfill(fresh, resolutions, observations)
+
+
+@transaction.atomic
+def _backfill(decisions: list[Any], resolutions: Any, observations: Any) -> int:
+    """Write the labels of a batch of decisions (see verdict_labels_backfill)."""
+    verdicts = resolutions.objects.in_bulk([d.verdict_id for d in decisions], field_name="pgh_id")
+    versions = observations.objects.in_bulk(
+        [v for d in decisions for v in (d.decided_version, d.seen_version) if v],
+        field_name="pgh_id",
+    )
+    paper_ids = {e.cited_paper_id for e in versions.values()}
+    arxiv_ids = dict(
+        Paper.objects.filter(pk__in=paper_ids - {None}).values_list("pk", "arxiv_id")
+    )
+    labels = []
+    for d in decisions:
+        verdict, version = verdicts.get(d.verdict_id), versions.get(d.decided_version)
+        before = versions.get(d.seen_version)
+        if verdict is None or version is None or before is None:
+            continue  # the history lacks a version: no label is better than a guessed one
+        seen = seen_from(
+            d.pgh_obj_id, status=verdict.status, resolver_source=verdict.resolver_source,
+            resolver_version=verdict.resolver_version, evidence=verdict.evidence,
+            cited_arxiv_id=arxiv_ids.get(before.cited_paper_id), work_doi=before.work_doi,
+        )  # fmt: skip
+        evidence = d.evidence if isinstance(d.evidence, dict) else {}
+        action = str(evidence.get("action") or "")
+        targets = link_targets(
+            d.status, d.resolver_source, arxiv_ids.get(version.cited_paper_id), version.work_doi
+        )
+        no_match = action == "no_canonical_record"
+        labels.append(VerdictLabel(
+            observation_id=d.pgh_obj_id, step=seen.step, status=seen.status,
+            resolver_source=seen.resolver_source, resolver_version=seen.resolver_version,
+            probability=seen.probability, band=seen.band, linked=seen.linked,
+            features=seen.features, outcome=outcome_of(seen, targets=targets, no_match=no_match),
+            why=LabelWhy.QUEUE, action=action, actor=str(evidence.get("actor") or ""),
+            decided_at=d.pgh_created_at, backfilled_from=d.pgh_id,
+        ))  # fmt: skip
+    VerdictLabel.objects.bulk_create(labels, ignore_conflicts=True)
+    return len(labels)
