@@ -304,6 +304,7 @@ class VerdictLabel(models.Model):
     action = models.CharField(max_length=32)
     actor = models.CharField(max_length=128)
     decided_at = models.DateTimeField()
+    revision = models.PositiveIntegerField(help_text="The observation's revision the decision made")
     backfilled_from = models.BigIntegerField(
         null=True, blank=True, unique=True,
         help_text="The decision's resolution history event, for a label made from history",

@@ -34,7 +34,7 @@ def labels(count: int) -> None:
             band="0.90–0.95", features=features,
             outcome=LabelOutcome.CONFIRMED if right else LabelOutcome.RELINKED,
             why=LabelWhy.SAMPLED if n % 4 == 0 else LabelWhy.QUEUE, action="link_arxiv",
-            actor="user:alice", decided_at=datetime(2026, 12, 1, tzinfo=UTC),
+            actor="user:alice", decided_at=datetime(2026, 12, 1, tzinfo=UTC), revision=2,
         )  # fmt: skip
 
 

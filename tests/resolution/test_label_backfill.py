@@ -19,7 +19,8 @@ from tests.resolution.verdicts_data import ALICE, catalogue, fresh, verdict
 
 pytestmark = pytest.mark.django_db
 FIELDS = ("observation_id", "step", "status", "resolver_source", "resolver_version",
-          "probability", "band", "linked", "features", "outcome", "why", "action", "actor")  # fmt: skip
+          "probability", "band", "linked", "features", "outcome", "why", "action", "actor",
+          "revision")  # fmt: skip
 
 
 def backfill() -> str:

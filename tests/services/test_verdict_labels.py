@@ -90,3 +90,26 @@ def test_a_refused_decision_writes_no_label() -> None:
         observation_set_state(observation=o, status=ResolutionStatus.UNRESOLVED,
                               expected_revision=o.revision - 1, actor=ALICE, reason="stale")  # fmt: skip
     assert not VerdictLabel.objects.exists()
+
+
+def test_an_undone_decision_withdraws_its_label_and_reopens_its_sampled_link() -> None:
+    from curation.resolution.models import LinkSampleItem
+    from curation.resolution.services.sampling import link_sample_draw
+    from curation.services.observations import observation_undo
+
+    o = verdict(1)
+    kept = verdict(2)
+    observation_set_state(observation=kept, status=ResolutionStatus.UNRESOLVED,
+                          expected_revision=kept.revision, actor=ALICE, reason="not it")  # fmt: skip
+    link_sample_draw(per_band=5, seed="s", actor=ALICE, reason="check")
+    item = LinkSampleItem.objects.get(observation=o)
+    seen = o.revision
+    observation_set_state(observation=o, status=ResolutionStatus.UNRESOLVED,
+                          expected_revision=seen, actor=ALICE, reason="mis-click")  # fmt: skip
+    assert VerdictLabel.objects.filter(observation=o).count() == 1
+    decided = fresh(o).revision
+    observation_undo(observation=fresh(o), decided_revision=decided, to_revision=seen, actor=ALICE)
+    assert not VerdictLabel.objects.filter(observation=o).exists()
+    item.refresh_from_db()
+    assert item.checked_at is None and item.outcome == ""
+    assert VerdictLabel.objects.filter(observation=kept).count() == 1  # another reference's stays

@@ -150,6 +150,7 @@ def verdict_label(
     action: str,
     actor: Actor,
     now: datetime,
+    revision: int,
     item: LinkSampleItem | None = None,
 ) -> VerdictLabel:
     """Write the label of a decision on a resolver verdict (inside the decision's transaction),
@@ -184,6 +185,7 @@ def verdict_label(
         # The database's transaction time, as the decision's history events carry: the
         # backfill tells decisions that wrote their label from older ones by it.
         decided_at=TransactionNow(),
+        revision=revision,
     )
     label.refresh_from_db(fields=["decided_at"])
     return label
@@ -287,7 +289,22 @@ def _backfill(decisions: list[Any], resolutions: Any, observations: Any) -> int:
             probability=seen.probability, band=seen.band, linked=seen.linked,
             features=seen.features, outcome=outcome_of(seen, targets=targets, no_match=no_match),
             why=LabelWhy.QUEUE, action=action, actor=str(evidence.get("actor") or ""),
-            decided_at=d.pgh_created_at, backfilled_from=d.pgh_id,
+            decided_at=d.pgh_created_at, revision=version.revision, backfilled_from=d.pgh_id,
         ))  # fmt: skip
     VerdictLabel.objects.bulk_create(labels, ignore_conflicts=True)
     return len(labels)
+
+
+def verdict_labels_withdraw(*, observation_id: Any, after_revision: int) -> int:
+    """Withdraw the labels of the decisions a revert or undo took back (those that made a
+    revision after the one it restores), and open their sampled links again: a decision the
+    curator undid is no judgement of the resolver. Returns the labels withdrawn. Inside the
+    revert's transaction.
+    """
+    labels = VerdictLabel.objects.filter(
+        observation_id=observation_id, revision__gt=after_revision
+    )
+    items = [i for i in labels.values_list("sample_item_id", flat=True) if i is not None]
+    if items:
+        LinkSampleItem.objects.filter(pk__in=items).update(checked_at=None, outcome="")
+    return int(labels.delete()[0])

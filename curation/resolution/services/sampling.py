@@ -99,5 +99,5 @@ def sampled_link_confirm(
         observation.save(update_fields=["pinned", "revision"])
         return verdict_label(
             seen, targets=seen.targets, no_match=False, action="confirm_link", actor=actor,
-            now=timezone.now(), item=current_item,
+            now=timezone.now(), revision=observation.revision, item=current_item,
         )  # fmt: skip
