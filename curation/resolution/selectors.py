@@ -14,6 +14,7 @@ from django.db.models import (
     Count,
     F,
     FloatField,
+    Func,
     Max,
     Q,
     QuerySet,
@@ -206,11 +207,15 @@ def _band_expression() -> Any:
     probability = Cast(
         KeyTextTransform("probability", KeyTextTransform("matched", "evidence")), FloatField()
     )
-    bands = [
-        When(p_value__lt=high, then=Value(f"{low:.2f}–{high:.2f}"))
-        for low, high in zip(EDGES, EDGES[1:-1], strict=False)
-    ]
-    last = Value(f"{EDGES[-2]:.2f}–{EDGES[-1]:.2f}")
+    # One lookup of the edges (width_bucket) rather than a WHEN per band: each WHEN would
+    # extract the probability from the evidence again.
+    names = ", ".join(f"'{low:.2f}–{high:.2f}'" for low, high in zip(EDGES, EDGES[1:], strict=False))
+    inner = ", ".join(str(edge) for edge in EDGES[1:-1])
+    by_edges = Func(
+        F("p_value"),
+        template=f"(ARRAY[{names}])[width_bucket(%(expressions)s, ARRAY[{inner}]::float8[]) + 1]",
+        output_field=CharField(),
+    )
     no_probability = Concat(
         Value("no probability ("),
         Coalesce(NullIf(step, Value("")), Value("no step"), output_field=CharField()),
@@ -219,7 +224,7 @@ def _band_expression() -> Any:
     )  # fmt: skip
     return (
         {"p_step": step, "p_value": Case(When(p_step="string", then=probability), default=None)},
-        Case(When(p_value__isnull=True, then=no_probability), *bands, default=last,
+        Case(When(p_value__isnull=True, then=no_probability), default=by_edges,
              output_field=CharField()),
     )  # fmt: skip
 
@@ -259,11 +264,17 @@ def automatic_links_drawn(*, seed: str, per_band: int) -> list[dict[str, Any]]:
         place=place,
         rank=Window(RowNumber(), partition_by=[F("band")], order_by=[F("place").asc()]),
     )
-    rows = ranked.filter(rank__lte=per_band).values(
-        "observation_id", "band", "p_step", "status", "p_value", "resolver_source",
-        "observation__cited_paper__arxiv_id", "observation__work_doi", "place",
-    )  # fmt: skip
-    return sorted(rows, key=lambda r: (r["band"], r["place"]))
+    # Rank on the resolution row alone; the linked work is read for the drawn links only.
+    drawn = {r["observation_id"]: r for r in ranked.filter(rank__lte=per_band).values(
+        "observation_id", "band", "p_step", "status", "p_value", "resolver_source", "place",
+    )}  # fmt: skip
+    linked = Observation.objects.filter(pk__in=list(drawn)).values_list(
+        "pk", "cited_paper__arxiv_id", "work_doi"
+    )
+    for pk, arxiv_id, doi in linked:
+        drawn[pk].update({"observation__cited_paper__arxiv_id": arxiv_id,
+                          "observation__work_doi": doi})  # fmt: skip
+    return sorted(drawn.values(), key=lambda r: (r["band"], r["place"]))
 
 
 def link_sample_latest() -> Any:

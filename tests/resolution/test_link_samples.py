@@ -161,3 +161,33 @@ def test_precision_figures_on_known_labels(links: list[Observation]) -> None:
     assert [(s.band, s.population, s.checked, s.overturned) for s in figures.strata] == [
         ("0.50–0.80", 6, 4, 1), ("0.99–1.00", 20, 4, 0), ("no probability (identifier)", 4, 4, 0),
     ]  # fmt: skip
+
+
+def test_the_database_bands_agree_with_band_of_at_every_edge() -> None:
+    from curation.resolution.precision import band_of
+
+    probabilities = (0.0, 0.4999, 0.5, 0.7999, 0.8, 0.9, 0.95, 0.9899, 0.99, 1.0)
+    for i, p in enumerate(probabilities):
+        verdict(i, probability=p)
+    verdict(20, step="title", probability=None)
+    verdict(21, step="", probability=None)
+    expected = Counter(band_of("string", p) for p in probabilities)
+    expected.update([band_of("title", None), band_of("", None)])
+    assert automatic_link_bands() == dict(expected)
+
+
+def test_the_command_draws_the_same_sample_as_the_page(links: list[Observation]) -> None:
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    out = io.StringIO()
+    call_command("draw_link_sample", "--per-band", "5", "--seed", "s1", stdout=out)
+    assert "0.50–0.80: 5 drawn of 6 links" in out.getvalue()
+    assert "links to check" in out.getvalue()
+    by_command = [str(i) for i in LinkSampleItem.objects.order_by("position")
+                  .values_list("observation_id", flat=True)]  # fmt: skip
+    sample = link_sample_draw(per_band=5, seed="s1", actor=ALICE, reason="check")
+    assert [str(i.observation_id) for i in sample.items.order_by("position")] == by_command
+    with pytest.raises(CommandError, match="links per band must be 1 to 1000"):
+        call_command("draw_link_sample", "--per-band", "0", "--seed", "s1", stdout=out)
