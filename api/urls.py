@@ -10,6 +10,7 @@ from .views.ingestions import IngestionDetail, IngestionList
 from .views.notices import NoticeEventList, NoticeEventReview
 from .views.observations import DeletedObservationList, ObservationDetail, ObservationList
 from .views.papers import PaperDetail, PaperList
+from .views.precision import ResolverPrecisionView
 from .views.records import RecordChangesView, RecordView
 from .views.root import ApiRoot
 from .views.works import CitedWorkDetail, CitedWorkList
@@ -43,6 +44,7 @@ urlpatterns = [
     path(
         "v1/notice-events/<int:pk>/review", NoticeEventReview.as_view(), name="noticeevent-review"
     ),
+    path("v1/resolver/precision", ResolverPrecisionView.as_view(), name="resolver-precision"),
     re_path(
         r"^v1/history/(?P<kind>[a-z\-]+)/(?P<key>[^?#]{1,80})$",
         HistoryList.as_view(),

@@ -1,6 +1,7 @@
 """Fit the link probability (curation/resolution/calibration.py) and measure how well it holds.
 
     python bench/calibrate.py [--limit N] [--write]
+    DATABASE_URL=... python bench/calibrate.py --from-labels [--write]
 
 Development data: the glutton-dev works rendered in every style row of bench/eval_styles.py,
 dev fold only (held_aside(doi) false), resolved offline against the same catalogue. Every
@@ -12,6 +13,15 @@ Then the held-aside fold (never fitted on) is resolved and the reliability table
 band of predicted probability, the links in it and the share right; plus the Brier score, and
 what a high-precision bar (CITEREC_MIN_LINK_PROBABILITY) would keep of the links and their
 precision.
+
+`--from-labels` refits from curators' labels instead (issue 41): every curator decision on a
+whole-string link stored its features (curation.resolution.models.VerdictLabel), and
+"confirmed" is a right link, anything else a wrong one. The labels are read from the database
+DATABASE_URL names (read only), the shipped weights and the refit are each shown on them in the
+reliability table, and `--write` stores the refit. Labels that came to curators by failing are
+not a random sample of links, but a logistic fit is conditional on the features, so choosing
+links by their features biases it far less than it biases a plain share; the table shows the
+sampled labels apart.
 """
 
 from __future__ import annotations
@@ -116,11 +126,67 @@ def report(data: list[tuple[list[float], int, str]], w: list[float], title: str)
               f"{precision:.4f}")  # fmt: skip
 
 
+MIN_LABELS = 20  # fewer than this fits noise, whatever the penalty
+
+
+def label_examples() -> list[tuple[list[float], int, str]]:
+    """Return (features, right, how it came) for every curator label of a whole-string link."""
+    from curation.resolution.selectors import verdict_labels_for_fitting
+
+    return [
+        ([float(x) for x in features], int(outcome == "confirmed"), why)
+        for features, outcome, why, _probability in verdict_labels_for_fitting()
+    ]
+
+
+def from_labels(write: bool) -> int:
+    """Refit the weights on curator labels; print both fits' reliability on them."""
+    import django
+
+    django.setup()
+    from curation.resolution.calibration import FEATURES, WEIGHTS, weights
+
+    data = label_examples()
+    right = sum(y for _, y, _ in data)
+    if len(data) < MIN_LABELS or right in (0, len(data)):
+        print(f"{len(data)} labelled whole-string links, {right} confirmed: a refit needs at least "
+              f"{MIN_LABELS}, with both right and wrong links", file=sys.stderr)  # fmt: skip
+        return 1
+    if any(len(x) != len(FEATURES) for x, _, _ in data):
+        print(f"labels carry features of another length than {len(FEATURES)}: written by "
+              "another calibration version", file=sys.stderr)  # fmt: skip
+        return 1
+    shipped = list(weights())
+    report(data, shipped, "curator labels, shipped weights")
+    sampled = [d for d in data if d[2] == "sampled"]
+    if sampled:
+        report(sampled, shipped, "sampled labels only, shipped weights")
+    w = fit(data)
+    report(data, w, "curator labels, refit (fitted on)")
+    print("\nweights (shipped -> refit):")
+    for feature, old, new in zip(FEATURES, shipped, w, strict=True):
+        print(f"  {feature:<18} {old:+.3f} -> {new:+.3f}")
+    if write:
+        WEIGHTS.write_text(json.dumps({
+            "features": list(FEATURES),
+            "weights": [round(x, 4) for x in w],
+            "fitted_on": f"bench/calibrate.py --from-labels: {len(data):,} curator labels of "
+                         f"whole-string links ({len(sampled):,} sampled, {right:,} confirmed)",
+            "fitted": dt.date.today().isoformat(),
+        }, indent=2) + "\n", encoding="utf-8")  # fmt: skip
+        print(f"written to {WEIGHTS}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=1500, help="works per fold and row")
     parser.add_argument("--write", action="store_true", help="store the weights")
+    parser.add_argument("--from-labels", action="store_true",
+                        help="refit from curator labels in the database DATABASE_URL names")  # fmt: skip
     args = parser.parse_args()
+    if args.from_labels:
+        return from_labels(args.write)
     started = time.perf_counter()
     refs = load_glutton()
     works = gold_works(refs)

@@ -29,6 +29,7 @@ FACE_GLOBS = [
     "curation/tasks.py",
     "curation/*/tasks.py",
     "curation/*/admin.py",
+    "curation/*/admin_*.py",
     "curation/management/commands/*.py",
     "curation/*/management/commands/*.py",
     "curation/urls.py",

@@ -31,6 +31,8 @@ ENDPOINTS = [
     ("notice events", "/api/v1/notice-events", "GET", "retractions, corrections and others"),
     ("notice review", "/api/v1/notice-events/{id}/review", "POST", "confirm or dismiss (staff)"),
     ("history", "/api/v1/history/{kind}/{key}", "GET", "change history (token holders)"),
+    ("resolver precision", "/api/v1/resolver/precision", "GET",
+     "the resolver's verdicts checked and overturned by curators, precision with intervals"),
 ]
 
 

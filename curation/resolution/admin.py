@@ -18,6 +18,8 @@ from curation.resolution.models import (
 )
 from curation.resolution.services import run_dispatch
 
+from . import admin_precision  # noqa: F401  (registers "Links to check" and the precision page)
+
 
 @admin.register(ResolutionRun)
 class ResolutionRunAdmin(admin.ModelAdmin):

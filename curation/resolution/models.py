@@ -197,3 +197,125 @@ class ImportCheckpoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.file_key} @ line {self.line}"
+
+
+class LabelOutcome(models.TextChoices):
+    """What a curator made of a resolver verdict they decided on."""
+
+    CONFIRMED = "confirmed", "confirmed"
+    RELINKED = "relinked", "overturned: linked to another work"
+    UNLINKED = "unlinked", "overturned: unlinked"
+    NO_MATCH = "no_match", "overturned: no canonical record"
+
+
+class LabelWhy(models.TextChoices):
+    """How the verdict came before a curator: drawn in a sample, or on its own (the queue)."""
+
+    SAMPLED = "sampled", "checked because sampled"
+    QUEUE = "queue", "came to curators"
+
+
+class LinkSample(models.Model):
+    """A stratified sample of automatic links drawn for checking, with each band's size then.
+
+    The band sizes are what the stratified estimate weights the bands by; the seed makes the
+    draw reproducible (the same links for the same seed and the same links in the database).
+    """
+
+    drawn_at = models.DateTimeField()
+    seed = models.CharField(max_length=64)
+    per_band = models.PositiveIntegerField()
+    strata = models.JSONField(help_text="Automatic links per band when drawn: {band: count}")
+    actor = models.CharField(max_length=128)
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["-drawn_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"sample {self.pk} ({self.seed})"
+
+
+class LinkSampleItem(models.Model):
+    """One automatic link of a sample: what the resolver said, and whether it was checked."""
+
+    sample = models.ForeignKey(LinkSample, on_delete=models.CASCADE, related_name="items")
+    observation = models.ForeignKey(
+        Observation, on_delete=models.CASCADE, related_name="sample_items"
+    )
+    band = models.CharField(max_length=64)
+    step = models.CharField(max_length=32, blank=True, default="")
+    status = models.CharField(max_length=32, choices=ResolutionStatus.choices)
+    probability = models.FloatField(null=True, blank=True)
+    linked = models.CharField(max_length=300, blank=True, default="", help_text="arXiv id or DOI")
+    position = models.PositiveIntegerField(help_text="Order of the walk: by band, then drawn order")
+    checked_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=16, choices=LabelOutcome.choices, blank=True, default="")
+
+    class Meta:
+        verbose_name = "link to check"
+        verbose_name_plural = "links to check"
+        ordering = ["sample_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["sample", "observation"], name="sample_item_unique")
+        ]
+        indexes = [
+            # The "check these links" queue: the unchecked items, in walk order.
+            models.Index(
+                fields=["sample", "position"], name="sample_item_open",
+                condition=Q(checked_at__isnull=True),
+            ),
+            models.Index(
+                fields=["observation"], name="sample_item_open_obs",
+                condition=Q(checked_at__isnull=True),
+            ),
+        ]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"{self.observation_id} ({self.band})"
+
+
+class VerdictLabel(models.Model):
+    """A curator's decision on a resolver verdict: the verdict as they saw it, and the outcome.
+
+    Written by the decision services (curation.resolution.services.labels) in the decision's
+    transaction; read as counts by curation.resolution.selectors.resolver_precision and as
+    training data by `bench/calibrate.py --from-labels` (`features`).
+    """
+
+    observation = models.ForeignKey(
+        Observation, on_delete=models.CASCADE, related_name="verdict_labels"
+    )
+    step = models.CharField(max_length=32, blank=True, default="")
+    status = models.CharField(max_length=32, choices=ResolutionStatus.choices)
+    resolver_source = models.CharField(max_length=32, null=True, blank=True)
+    resolver_version = models.CharField(max_length=32, blank=True, default="")
+    probability = models.FloatField(null=True, blank=True)
+    band = models.CharField(max_length=64)
+    linked = models.CharField(max_length=300, blank=True, default="", help_text="arXiv id or DOI")
+    features = models.JSONField(
+        null=True, blank=True, help_text="calibration.features of the link (step string only)"
+    )
+    outcome = models.CharField(max_length=16, choices=LabelOutcome.choices)
+    why = models.CharField(max_length=16, choices=LabelWhy.choices)
+    sample_item = models.ForeignKey(
+        LinkSampleItem, on_delete=models.SET_NULL, null=True, blank=True, related_name="labels"
+    )
+    action = models.CharField(max_length=32)
+    actor = models.CharField(max_length=128)
+    decided_at = models.DateTimeField()
+    revision = models.PositiveIntegerField(help_text="The observation's revision the decision made")
+    backfilled_from = models.BigIntegerField(
+        null=True, blank=True, unique=True,
+        help_text="The decision's resolution history event, for a label made from history",
+    )  # fmt: skip
+
+    class Meta:
+        ordering = ["-decided_at", "-pk"]
+        indexes = [
+            models.Index(fields=["why", "step", "status"], name="label_step_state"),
+            models.Index(fields=["why", "band"], name="label_band"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.observation_id}: {self.outcome} ({self.band})"

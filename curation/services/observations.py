@@ -27,6 +27,12 @@ from ..notices.services.follow import standing_notice_revert, standing_notices_f
 from ..people import person
 from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
 from ..resolution.services.catalogue_imports import store_crossref_works
+from ..resolution.services.labels import (
+    link_targets,
+    verdict_label,
+    verdict_labels_withdraw,
+    verdict_seen,
+)
 from ..resolution.services.works import canonical_work
 from ..states import VERIFIED_STATUSES, ChangeSource, Origin, ResolutionStatus, ResolverSource
 
@@ -116,6 +122,7 @@ def write_decision(
     if cited_paper is not None and status not in VERIFIED_STATUSES:
         raise CurationError("only a verified state links a cited paper (SPEC §2)")
     previous = getattr(observation, "resolution", None)
+    seen = verdict_seen(observation)  # the resolver's verdict the curator decided on, if any
     evidence = {
         "decided_by": "curator",
         "action": action,
@@ -149,6 +156,12 @@ def write_decision(
             "origin": Origin.CURATOR,
         },
     )
+    if seen is not None:  # every decision on a resolver verdict is a label (issue 41)
+        cited = cited_paper.arxiv_id if cited_paper else None
+        targets = link_targets(status, resolver_source, cited, observation.work_doi)
+        no_match = action == "no_canonical_record"
+        verdict_label(seen, targets=targets, no_match=no_match, action=action, actor=actor,
+                      now=now, revision=observation.revision)  # fmt: skip
     standing_notices_follow_links([observation.pk])  # the notice follows the decided link
 
 
@@ -449,6 +462,8 @@ def observation_revert(
             }
             Resolution.objects.update_or_create(observation=current, defaults=values)
         standing_notice_revert(current, event)  # the notice of that version, or the link's
+        # The decisions taken back are no judgement of the resolver (issue 41 labels).
+        verdict_labels_withdraw(observation_id=current.pk, after_revision=event.revision)
     return current
 
 
