@@ -39,7 +39,7 @@ from curation.resolution.selectors import (  # noqa: E402
     automatic_links_drawn,
     resolver_precision,
 )
-from curation.resolution.services.sampling import link_sample_draw  # noqa: E402
+from curation.services.link_samples import link_sample_draw  # noqa: E402
 
 ACTOR = Actor.command("bench_precision")
 INSERT_OBSERVATIONS = """

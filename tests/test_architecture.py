@@ -144,10 +144,12 @@ APPS = (
     "curation.references", "curation.resolution",
 )  # fmt: skip
 CORE_ROOMS = ("curation.services", "curation.selectors")
+# Parts of a face module's path; an app's further admin screens are admin_<screen>.py too.
 FACE_PARTS = {"admin", "tasks", "management", "templatetags", "apps", "views", "urls"}
 
 def _app(module: str) -> str | None:
-    if FACE_PARTS & set(module.split(".")):
+    parts = module.split(".")
+    if FACE_PARTS & set(parts) or any(part.startswith("admin_") for part in parts):
         return None
     for app in APPS:
         if module == app or module.startswith(app + "."):

@@ -24,7 +24,7 @@ from curation.resolution.selectors import (
     link_sample_items_open,
     resolver_precision,
 )
-from curation.resolution.services.sampling import (
+from curation.services.link_samples import (
     CONFIRM_REASON,
     MAX_PER_BAND,
     MAX_SEED_CHARS,

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
-from curation.resolution.services.sampling import link_sample_draw, sampled_link_confirm
+from curation.services.link_samples import link_sample_draw, sampled_link_confirm
 from curation.services.observations import observation_set_state
 from curation.states import ResolutionStatus
 from tests.resolution.verdicts_data import ALICE, fresh, verdict

@@ -12,7 +12,7 @@ from curation.models import Observation
 from curation.resolution.models import LabelOutcome, LabelWhy, LinkSampleItem, VerdictLabel
 from curation.resolution.precision import wilson
 from curation.resolution.selectors import automatic_link_bands, resolver_precision
-from curation.resolution.services.sampling import link_sample_draw, sampled_link_confirm
+from curation.services.link_samples import link_sample_draw, sampled_link_confirm
 from curation.services.observations import (
     CurationError,
     StaleRevision,

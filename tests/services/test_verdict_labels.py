@@ -94,7 +94,7 @@ def test_a_refused_decision_writes_no_label() -> None:
 
 def test_an_undone_decision_withdraws_its_label_and_reopens_its_sampled_link() -> None:
     from curation.resolution.models import LinkSampleItem
-    from curation.resolution.services.sampling import link_sample_draw
+    from curation.services.link_samples import link_sample_draw
     from curation.services.observations import observation_undo
 
     o = verdict(1)

@@ -8,7 +8,7 @@ reading labels back out of history at whole-arXiv scale would mean joining milli
 every page view. Decisions on what a curator or an imported record decided are not labels: only
 the resolver's own verdicts (origin "computed") are measured.
 
-A decision on an observation that sits in an open sample (curation.resolution.services.sampling)
+A decision on an observation that sits in an open sample (curation.services.link_samples)
 checks that sample item too, and its label counts as "checked because sampled".
 
 Decisions made before labels were written are labelled from history once

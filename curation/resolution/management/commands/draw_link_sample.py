@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from curation.audit import Actor
-from curation.resolution.services.sampling import link_sample_draw
+from curation.services.link_samples import link_sample_draw
 from curation.services.observations import CurationError
 
 

@@ -17,9 +17,9 @@ from django.utils import timezone
 from curation.audit import Actor, audited
 from curation.resolution.models import LinkSample, LinkSampleItem, VerdictLabel
 from curation.resolution.selectors import automatic_link_bands, automatic_links_drawn
-from curation.services.observations import CurationError, lock
+from curation.resolution.services.labels import verdict_label, verdict_seen
 
-from .labels import verdict_label, verdict_seen
+from .observations import CurationError, lock
 
 MAX_PER_BAND = 1000
 MAX_SEED_CHARS = 64
