@@ -147,6 +147,7 @@ CORE_ROOMS = ("curation.services", "curation.selectors")
 # Parts of a face module's path; an app's further admin screens are admin_<screen>.py too.
 FACE_PARTS = {"admin", "tasks", "management", "templatetags", "apps", "views", "urls"}
 
+
 def _app(module: str) -> str | None:
     parts = module.split(".")
     if FACE_PARTS & set(parts) or any(part.startswith("admin_") for part in parts):
