@@ -72,6 +72,8 @@ def make_reference(
     if not raw:
         found.append("empty")
     clean_fields = {k: CONTROL_CHARS.sub(" ", v).strip() for k, v in (fields or {}).items() if v}
+    # The key, label and URL are kept with the observation too (jsonb refuses NUL as text does).
+    key, label, url = (CONTROL_CHARS.sub("", v) if v else v for v in (key, label, url))
     return ListedReference(
         index, raw, label, line, clean_fields, tuple(found), key, doi, arxiv_id, url
     )
