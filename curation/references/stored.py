@@ -4,6 +4,8 @@ A reference is parsed once, when its list is imported; resolution reads the stor
 A parse stored by other parser code would not be what parsing now gives, so each stored parse
 carries PARSE_VERSION, a digest of the parser's modules: after any change to them, a stored
 parse is not read back (the caller parses again) and the resolver never decides on a stale one.
+It carries a digest of the text it was made from too: one written beside a text changed since
+(by a path that forgot it) is not read back either.
 """
 
 from __future__ import annotations
@@ -34,10 +36,14 @@ _SCALARS = (
 )  # fmt: skip
 
 
+def _text_digest(raw: str) -> str:
+    return hashlib.blake2b(raw.encode(), digest_size=8).hexdigest()
+
+
 def stored_parse(parsed: ParsedReference) -> dict[str, Any]:
     """Return the parse as JSON, without its raw text (the observation holds it)."""
     ids = parsed.identifiers
-    out: dict[str, Any] = {"v": PARSE_VERSION}
+    out: dict[str, Any] = {"v": PARSE_VERSION, "of": _text_digest(parsed.raw)}
     out.update({name: getattr(parsed, name) for name in _SCALARS})
     if parsed.text != parsed.raw:
         out["text"] = parsed.text
@@ -56,8 +62,10 @@ def stored_parse(parsed: ParsedReference) -> dict[str, Any]:
 
 def parse_from_stored(raw: str, stored: Any) -> ParsedReference | None:
     """Return the parse of `raw` kept in `stored`; None when it was stored by other parser
-    code or is not a stored parse (the caller parses `raw` again)."""
+    code, of another text, or is not a stored parse (the caller parses `raw` again)."""
     if not isinstance(stored, dict) or stored.get("v") != PARSE_VERSION:
+        return None
+    if stored.get("of") != _text_digest(raw):
         return None
     try:
         ids = stored["ids"]

@@ -30,6 +30,7 @@ from ..statistics import analyze_after_commit
 REFERENCE_LIST_SOURCE = "reference_list"
 _YEARS = range(1800, 2101)
 
+
 @dataclass
 class ReferenceListOutcome:
     """What importing one reference list changed."""
@@ -176,7 +177,7 @@ class _Listings:
         (self.kept if parsed is None else self.parsed).append(listing)
 
     def write(self) -> None:
-        """Insert or update them: two statements, whatever the list's length."""
+        """Insert or update them, 500 a statement (not one statement per reference)."""
         for rows, fields in ((self.parsed, ["key", "stated", "parse"]), (self.kept, ["key", "stated"])):
             ObservationListing.objects.bulk_create(
                 rows, batch_size=500, update_conflicts=True, unique_fields=["observation"],

@@ -39,6 +39,8 @@ def test_a_stored_parse_reads_back_as_the_parse(raw: str) -> None:
 def test_a_parse_stored_by_other_parser_code_is_not_read() -> None:
     stored = stored_parse(parse_reference("Doe, A. A title of some length. 2020."))
 
+    assert parse_from_stored("Doe, A. A title of some length. 2020.", stored) is not None
+    assert parse_from_stored("Doe, A. Another title. 2021.", stored) is None  # another text
     assert parse_from_stored("x", {**stored, "v": "other"}) is None
     assert parse_from_stored("x", {"v": PARSE_VERSION, "kind": "journal"}) is None  # damaged
     assert parse_from_stored("x", None) is None
