@@ -136,7 +136,7 @@ def write_path(refs: list[str], db_name: str) -> tuple[float, float]:
     actor = Actor.command("bench")
     # Observations as a list's import leaves them: each with its text's parse stored.
     listed = [ListedReference(i, raw) for i, raw in enumerate(refs, 1)]
-    reference_list_import(arxiv_id="9999.99999", references=listed, actor=actor,
+    reference_list_import(arxiv_id="2412.99999", references=listed, actor=actor,
                           reason="bench setup", source="bench")  # fmt: skip
     observations = list(Observation.objects.filter(source="bench").order_by("reference_index"))
     one = _write_worker([o.pk for o in observations[: len(observations) // 2]])
