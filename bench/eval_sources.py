@@ -19,10 +19,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from curation.references.latex_source import (  # noqa: E402 (after the path set-up)
-    BibliographyEntry,
     SourceArchiveError,
     bibliography_from_eprint,
 )
+from curation.references.listed import ListedReference  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/arxiv-sources"
 KINDS = ("doi", "arxiv_id")
@@ -42,7 +42,7 @@ def _ratio(part: int, whole: int) -> str:
     return f"{part / whole:.3f}" if whole else "n/a"
 
 
-def score_paper(gold: dict, entries: list[BibliographyEntry]) -> dict:
+def score_paper(gold: dict, entries: list[ListedReference]) -> dict:
     """Return the per-paper comparison of extracted entries with the gold record."""
     gold_keys = [r["key"] for r in gold["references"]]
     keys = [e.key or "" for e in entries]

@@ -209,6 +209,29 @@ class Observation(models.Model):
         return f"{self.paper_id} ref {self.reference_index}"
 
 
+class ObservationListing(models.Model):
+    """What a reference list said of a reference beyond its text, kept at import (a reference
+    read from a list has one; an imported record's observations have none).
+
+    Beside the observation, not in it: an observation's row is rewritten, and copied into its
+    history, at every resolution; this is written once per import, keeps no history of its own
+    (the list it came from says it again) and is read only by the resolver and the API.
+    """
+
+    observation = models.OneToOneField(
+        Observation, on_delete=models.CASCADE, primary_key=True, related_name="listing"
+    )
+    key = models.TextField(null=True, blank=True, help_text="The cite key in its source")
+    # ListedReference.stored(): label, line, fields, the DOI and arXiv id the source states, URL,
+    # problems.
+    stated = models.JSONField(default=dict, blank=True)
+    # The parse of the observation's raw text (references/stored.py), so it is parsed once.
+    parse = models.JSONField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"listing of {self.observation_id}"
+
+
 @_tracked("resolution")
 class Resolution(models.Model):
     """The current resolution of an observation, with the evidence for it."""

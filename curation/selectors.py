@@ -236,10 +236,11 @@ def all_papers() -> models.QuerySet[Paper]:
 
 
 def observations_with_parts() -> models.QuerySet[Observation]:
-    """Return observations with their papers, resolution and notice, read in one statement."""
+    """Return observations with their papers, resolution, notice and cite key, read in one
+    statement (of what their list said, only the key: the rest is the resolver's)."""
     return Observation.objects.select_related(
-        "paper", "cited_paper", "resolution", "standing_notice"
-    )
+        "paper", "cited_paper", "resolution", "standing_notice", "listing"
+    ).defer("listing__stated", "listing__parse")
 
 
 def observation_with_parts(pk: UUID) -> Observation:

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -16,6 +15,7 @@ import pytest
 
 from citerec.celery import app
 from curation.audit import Actor
+from curation.references.listed import ListedReference
 from curation.services import record_import, reference_list_import
 from tests import records_factory as rf
 from tests.conftest import REPO, database_url, free_port
@@ -30,11 +30,7 @@ TITLE = "Megatron-LM: Training Multi-Billion Parameter Language Models Using Mod
 VERIFIED = "Verified exact — source pith,"
 
 
-@dataclass
-class Ref:
-    index: int
-    raw: str
-    label: str | None = None
+Ref = ListedReference  # a reference as every reader returns it
 
 
 def _wait_for(url: str, deadline: float) -> None:

@@ -154,6 +154,7 @@ class VersionSetSerializer(serializers.Serializer[Any]):
 def observation_json(observation: Observation) -> dict[str, Any]:
     """Return one reference with everything citerec knows about it."""
     cited = observation.cited_paper
+    listing = getattr(observation, "listing", None)  # none for imported records' observations
     links = {
         "self": f"/api/v1/observations/{observation.id}",
         "citing_paper": paper_path(observation.paper.arxiv_id),
@@ -167,6 +168,7 @@ def observation_json(observation: Observation) -> dict[str, Any]:
         "source": observation.source,
         "source_observed_at": timestamp(observation.source_observed_at),
         "raw_text": observation.raw_text,
+        "cite_key": listing.key if listing is not None else None,
         "normalized_text": observation.normalized_text,
         "occurrence": observation.occurrence,
         "cited_paper": cited.arxiv_id if cited is not None else None,
@@ -189,6 +191,12 @@ class ObservationSerializer(serializers.ModelSerializer[Observation]):
     """One reference with everything citerec knows about it; retired ones are tombstones."""
 
     paper = serializers.CharField(source="paper.arxiv_id")
+    cite_key = serializers.CharField(
+        source="listing.key",
+        allow_null=True,
+        help_text="The reference's cite key in its source (.bib, .bbl, LaTeX source; TEI or "
+        "JATS id); null when the list has none or the observation came with an imported record",
+    )
     cited_paper = serializers.CharField(source="cited_paper.arxiv_id", allow_null=True)
     cited_work = serializers.IntegerField(source="cited_work_id", allow_null=True)
     version_set = VersionSetSerializer(
@@ -210,6 +218,7 @@ class ObservationSerializer(serializers.ModelSerializer[Observation]):
             "source",
             "source_observed_at",
             "raw_text",
+            "cite_key",
             "normalized_text",
             "occurrence",
             "cited_paper",

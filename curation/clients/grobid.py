@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import httpx
 
-from curation.references.formats.base import ReferenceInputError, SourceReference
+from curation.references.formats.base import ReferenceInputError
 from curation.references.formats.tei import read_tei
+from curation.references.listed import ListedReference
 
 # Raw citations let the import keep the string as printed; consolidation would call Crossref
 # from GROBID, which citerec's own resolver does (rate-limited, cached).
@@ -72,7 +73,7 @@ def process_references(pdf: bytes, *, url: str, timeout: float = 120.0) -> str:
     raise GrobidError(what)
 
 
-def references_from_tei(tei: str, *, name: str) -> list[SourceReference]:
+def references_from_tei(tei: str, *, name: str) -> list[ListedReference]:
     """Return the references in GROBID's TEI answer, each as its raw_reference text."""
     if not tei.strip():
         return []
@@ -84,6 +85,6 @@ def references_from_tei(tei: str, *, name: str) -> list[SourceReference]:
         raise GrobidError(f"{name}: GROBID's answer is not readable TEI: {exc}") from None
 
 
-def raw_references(tei: str, *, name: str) -> list[str]:
-    """Return the non-empty reference strings of GROBID's TEI answer, in order."""
-    return [ref.raw for ref in references_from_tei(tei, name=name) if ref.raw]
+def listed_references(tei: str, *, name: str) -> list[ListedReference]:
+    """Return the references of GROBID's TEI answer that have text, in order."""
+    return [ref for ref in references_from_tei(tei, name=name) if ref.raw]

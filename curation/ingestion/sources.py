@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from curation.limits import current_limits
 from curation.references.latex_source import ArchiveLimits, SourceBibliography
+from curation.references.listed import ListedReference
 
 
-@dataclass(frozen=True)
-class ListedEntry:
-    """One reference of a paper's bibliography as the reference-list import takes it."""
-
-    label: str | None  # the cite key (kept as the label; never a number unless the list is)
-    raw: str
-
-
-def entries_from_bibliography(bibliography: SourceBibliography) -> list[ListedEntry]:
+def entries_from_bibliography(bibliography: SourceBibliography) -> list[ListedReference]:
     """Return the bibliography's references in order, leaving out entries with no text."""
-    return [ListedEntry(e.key, e.raw) for e in bibliography.entries if e.raw.strip()]
+    return [e for e in bibliography.entries if e.raw.strip()]
 
 
 def archive_limits() -> ArchiveLimits:

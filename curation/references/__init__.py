@@ -5,13 +5,13 @@ Nothing here imports Django; the Django side calls these functions:
 - `parse_reference(raw) -> ParsedReference`
 - `normalize_reference_text(raw) -> str` (observation identity, SPEC §6)
 - `normalize_title(title) -> str`, `compact_title(title) -> str` (title matching)
-- `read_references(data, format="auto") -> Iterator[SourceReference]`, `detect_format(text)`
+- `read_references(data, format="auto") -> Iterator[ListedReference]`, `detect_format(text)`
 """
 
 from curation.references.authors import Author
 from curation.references.formats import (
+    ListedReference,
     ReferenceInputError,
-    SourceReference,
     detect_format,
     read_references,
 )
@@ -39,7 +39,7 @@ __all__ = [
     "ParsedReference",
     "ReferenceInputError",
     "Repair",
-    "SourceReference",
+    "ListedReference",
     "compact_title",
     "detect_format",
     "extract_identifiers",

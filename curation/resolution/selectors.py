@@ -34,8 +34,9 @@ from django.db.models.functions import (
 )
 from django.utils import timezone
 
-from curation.models import Observation, Resolution
+from curation.models import Observation, ObservationListing, Resolution
 from curation.references import parse_reference
+from curation.references.stored import parse_from_stored
 from curation.resolution.candidates import CandidateView, candidates_from_evidence, score_0_100
 from curation.resolution.models import (
     LabelOutcome,
@@ -126,14 +127,34 @@ class Prepared:
     parsed_venue: str | None = None
 
 
-def observation_prepared(observation: Observation) -> Prepared:
-    """Return the observation with the resolver's input read from it (its parse, when it has
-    raw text, else its cited_work fields)."""
+def listings_of(observations: Sequence[Observation]) -> dict[Any, ObservationListing]:
+    """Return what their reference lists said of these observations, by observation id, in
+    one statement (imported ones, and those listed before listings were kept, have none)."""
+    pks = [o.pk for o in observations if o.raw_text is not None]
+    if not pks:
+        return {}
+    rows = ObservationListing.objects.filter(observation__in=pks).only("stated", "parse")
+    return {row.observation_id: row for row in rows}
+
+
+def observation_prepared(
+    observation: Observation, listing: ObservationListing | None = None
+) -> Prepared:
+    """Return the observation with the resolver's input read from it: from raw text, its parse
+    stored at import (parsed again when there is none from this parser) and the identifiers
+    its list states (`listing`); else its cited_work fields."""
     if observation.raw_text is not None:
-        parsed = parse_reference(observation.raw_text)
+        raw = observation.raw_text
+        parsed = parse_from_stored(raw, listing.parse) if listing is not None else None
+        if parsed is None:
+            parsed = parse_reference(raw)
+        stated = listing.stated if listing is not None else {}
+        item = ReferenceInput.from_parse(
+            parsed, stated_doi=stated.get("doi"), stated_arxiv_id=stated.get("arxiv_id")
+        )
         return Prepared(
             observation,
-            ReferenceInput.from_parse(parsed),
+            item,
             parsed.title if parsed.title_usable else None,
             parsed.year,
             parsed.venue,
@@ -153,7 +174,7 @@ def observation_prepared(observation: Observation) -> Prepared:
 
 def observation_input(observation: Observation) -> ReferenceInput:
     """Return what the resolver reads from an observation (raw text, else its cited_work)."""
-    return observation_prepared(observation).item
+    return observation_prepared(observation, listings_of([observation]).get(observation.pk)).item
 
 
 @dataclass

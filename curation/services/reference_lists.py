@@ -10,33 +10,25 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from ..audit import Actor, audited
-from ..models import Observation, Paper
+from ..models import Observation, ObservationListing, Paper
 from ..references.identifiers import required_arxiv_id
+from ..references.listed import ListedReference
 from ..references.normalize import normalize_reference_text
 from ..references.parse import ParsedReference, parse_reference
+from ..references.stored import PARSE_VERSION, stored_parse
 from ..statistics import analyze_after_commit
 
 REFERENCE_LIST_SOURCE = "reference_list"
 _YEARS = range(1800, 2101)
-
-
-class ListedReference(Protocol):
-    """One entry of a reference list as a format reader yields it (read-only)."""
-
-    @property
-    def label(self) -> str | None: ...
-
-    @property
-    def raw(self) -> str: ...
 
 
 @dataclass
@@ -120,22 +112,30 @@ def reference_list_import(
                 paper=paper, source=source, raw_text__isnull=False
             )
         }
+        parsed_now = _parsed_now(existing.values())
         seen: Counter[str] = Counter()
         kept: set[uuid.UUID] = set()
         new: list[Observation] = []
+        listings = _Listings()
         for reference, number in zip(references, reference_numbers(references), strict=True):
             raw = _clean(reference.raw)
             normalized = normalize_reference_text(raw)
             seen[normalized] += 1
             observation = existing.get((normalized, seen[normalized]))
+            parsed = None
             if observation is None:
-                observation = _new(paper, source, raw, normalized, seen[normalized], number, now)
+                parsed = parse_reference(raw)
+                observation = _new(paper, source, parsed, normalized, seen[normalized], number, now)
                 new.append(observation)
             else:
+                if observation.raw_text != raw or observation.pk not in parsed_now:
+                    parsed = parse_reference(raw)
                 _refresh(observation, raw, number, now, outcome)
+            listings.add(observation, reference, parsed)
             kept.add(observation.pk)
         # One statement for the new ones: the history triggers run once per statement, not per row.
         Observation.objects.bulk_create(new, batch_size=500)
+        listings.write()
         outcome.created = len(new)
         for observation in existing.values():
             if observation.pk not in kept and observation.retired_at is None:
@@ -146,6 +146,43 @@ def reference_list_import(
             _supersede_imported(paper, source, now, outcome)
     analyze_after_commit(Observation, Paper)
     return outcome
+
+
+def _parsed_now(observations: Iterable[Observation]) -> set[uuid.UUID]:
+    """Return which of these observations have their text's parse stored by this parser."""
+    return set(
+        ObservationListing.objects.filter(
+            observation__in=[o.pk for o in observations], parse__v=PARSE_VERSION
+        ).values_list("observation_id", flat=True)
+    )
+
+
+class _Listings:
+    """What each reference's list said beyond its text, and its parse, to be written at once."""
+
+    def __init__(self) -> None:
+        self.parsed: list[ObservationListing] = []  # a new parse to store
+        self.kept: list[ObservationListing] = []  # the stored parse stays
+
+    def add(
+        self, observation: Observation, reference: ListedReference, parsed: ParsedReference | None
+    ) -> None:
+        """Keep the reference's listing for the observation (its parse when one was made)."""
+        listing = ObservationListing(
+            observation_id=observation.pk,
+            key=reference.key,
+            stated=reference.stored(),
+            parse=stored_parse(parsed) if parsed is not None else None,
+        )
+        (self.kept if parsed is None else self.parsed).append(listing)
+
+    def write(self) -> None:
+        """Insert or update them, 500 a statement (not one statement per reference)."""
+        for rows, fields in ((self.parsed, ["key", "stated", "parse"]), (self.kept, ["key", "stated"])):
+            ObservationListing.objects.bulk_create(
+                rows, batch_size=500, update_conflicts=True, unique_fields=["observation"],
+                update_fields=fields,
+            )  # fmt: skip
 
 
 def _supersede_imported(paper: Paper, source: str, now: datetime, outcome: ReferenceListOutcome) -> None:
@@ -175,7 +212,7 @@ def _supersede_imported(paper: Paper, source: str, now: datetime, outcome: Refer
 def _new(
     paper: Paper,
     source: str,
-    raw: str,
+    parsed: ParsedReference,
     normalized: str,
     occurrence: int,
     number: int,
@@ -186,12 +223,12 @@ def _new(
         source=source,
         reference_index=number,
         source_observed_at=now,
-        raw_text=raw,
+        raw_text=parsed.raw,
         normalized_text=normalized,
         occurrence=occurrence,
         work_id=uuid.uuid4(),
         changed_at=now,
-        **_work_values(parse_reference(raw), now),
+        **_work_values(parsed, now),
     )
 
 

@@ -4,7 +4,6 @@ Nora reviews notices; a small catalogue gives the resolver candidates to propose
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from django.utils import timezone
 from curation.audit import Actor
 from curation.models import Observation, Paper
 from curation.permissions import CURATORS, NOTICE_REVIEWERS, READ_ONLY_STAFF, ensure_groups
+from curation.references.listed import ListedReference
 from curation.services import reference_list_import
 from tests.browser import PASSWORD  # one password for every test user
 
@@ -25,13 +25,9 @@ CITING = "2501.00001"
 IMPORTER = Actor.importer("test")
 
 
-@dataclass
-class Listed:
-    """A reference as a format reader yields it."""
-
-    index: int
-    label: str | None
-    raw: str
+def Listed(index: int, label: str | None, raw: str) -> ListedReference:  # noqa: N802 (reads as a type)
+    """Return a reference as a format reader yields it."""
+    return ListedReference(index, raw, label)
 
 
 # Two catalogue papers share a title: the resolver cannot choose (unresolved, candidates kept).

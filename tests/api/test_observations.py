@@ -10,6 +10,8 @@ from rest_framework.test import APIClient
 
 from curation.audit import Actor, audited
 from curation.models import Observation
+from curation.references import read_references
+from curation.services import reference_list_import
 
 pytestmark = pytest.mark.django_db
 
@@ -49,6 +51,21 @@ def test_each_observation_carries_its_resolution_and_notice(
     assert detail.status_code == 200 and detail.json() == first
     assert detail["ETag"].startswith('W/"sha256:')
     assert anon.get(first["links"]["self"], HTTP_IF_NONE_MATCH=detail["ETag"]).status_code == 304
+
+
+def test_an_observation_read_from_a_list_carries_its_cite_key(
+    anon: APIClient, sample: dict[str, Any]
+) -> None:
+    bib = b"@article{vaswani17, title={Attention is all you need}, year={2017}}\n@misc{nokey-less, title={A note on lists}}"
+    listed = list(read_references(bib, "bib"))
+    reference_list_import(arxiv_id="2501.00090", references=listed, actor=Actor.importer("t"), reason="t")
+
+    rows = anon.get(URL, {"paper": "2501.00090"}).json()["results"]
+    assert [r["cite_key"] for r in rows] == ["vaswani17", "nokey-less"]
+    detail = anon.get(rows[0]["links"]["self"]).json()
+    assert detail["cite_key"] == "vaswani17"
+    imported = anon.get(URL, {"paper": "2412.14374", "page_size": 1}).json()["results"][0]
+    assert imported["cite_key"] is None  # a record's observation: no list, no key
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ from curation.clients.grobid import (
     GrobidBusy,
     GrobidError,
     GrobidUnavailable,
+    listed_references,
     process_references,
-    raw_references,
     references_from_tei,
 )
 
@@ -69,8 +69,8 @@ def test_references_from_tei_reads_titles_dois_and_raw_strings() -> None:
     )
 
 
-def test_raw_references_is_the_raw_text_in_order() -> None:
-    raws = raw_references(TEI, name="x")
+def test_listed_references_are_the_raw_texts_in_order() -> None:
+    raws = [ref.raw for ref in listed_references(TEI, name="x")]
 
     assert len(raws) == 12
     assert raws[6] == (

@@ -23,6 +23,7 @@ from django.test import override_settings
 
 from curation.audit import Actor
 from curation.models import Observation, Resolution
+from curation.references.listed import ListedReference
 from curation.services import reference_list_import
 from curation.statistics import _AnalyzeAfterCommit, analyze_after_commit, written_tables
 from tests.conftest import REPO, database_url
@@ -176,7 +177,7 @@ def test_one_analyze_after_the_outer_transaction_commits() -> None:
         for paper in ("2401.00002", "2401.00003"):
             reference_list_import(
                 arxiv_id=paper,
-                references=[_Ref(f"B. Writer. Paper {paper} {n}. 2002.") for n in range(120)],
+                references=[ListedReference(n + 1, f"B. Writer. Paper {paper} {n}. 2002.") for n in range(120)],
                 actor=Actor.command("test"),
                 reason="test",
             )
@@ -187,11 +188,6 @@ def test_one_analyze_after_the_outer_transaction_commits() -> None:
     analyze_after_commit(Observation)  # outside a transaction: at once, and nothing is stale now
 
 
-class _Ref:
-    label = None
-
-    def __init__(self, raw: str) -> None:
-        self.raw = raw
 
 
 def test_a_resolution_run_analyzes_the_verdicts_it_wrote(

@@ -255,6 +255,29 @@ def test_bib_and_cites_in_first_citation_order_with_crossref_parents() -> None:
     assert "Astrophys. J." in result.entries[1].raw  # the @string macro, expanded
 
 
+# An abstract with a line that opens with "@" (an e-mail, a handle): a reader that writes the
+# entries out again and splits them at each "@" finds one entry too many there.
+SHIFTING_BIB = """
+@article{a, title = {Alpha paper}, year = {2001}}
+@article{b, title = {Beta paper}, year = {2002},
+  abstract = {Contact the authors at
+@beta-lab for the data.}}
+@article{c, title = {Gamma paper}, year = {2003}, doi = {10.1000/gamma}}
+"""
+
+
+def test_each_bib_entry_keeps_its_own_text_when_another_would_split() -> None:
+    tex = DOC + "\\cite{a,b,c}\\bibliography{refs}" + END
+    result = bibliography_from_files(_files(main_DOT_tex=tex, refs_DOT_bib=SHIFTING_BIB), name="t")
+    got = [(e.key, e.raw, e.doi) for e in result.entries]
+    assert got == [
+        ("a", "2001. Alpha paper.", None),
+        ("b", "2002. Beta paper.", None),
+        ("c", "2003. Gamma paper. doi:10.1000/gamma", "10.1000/gamma"),
+    ]
+    assert result.entries[2].fields["title"] == "Gamma paper"
+
+
 def test_nocite_star_lists_every_entry() -> None:
     tex = DOC + "\\cite{uncited}\\nocite{*}\\addbibresource{refs.bib}" + END
     keys = _keys(_files(main_DOT_tex=tex, refs_DOT_bib=BIB))

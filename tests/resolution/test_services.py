@@ -251,3 +251,59 @@ def test_one_failing_observation_does_not_stop_the_batch(
     assert "broken row" in outcome.errors[0]
     assert Resolution.objects.filter(observation=good).exists()
     assert not Resolution.objects.filter(observation=bad).exists()
+
+
+# A collaboration's author list runs past the reference cap: the text keeps its start, so it
+# prints neither the title nor the DOI; the .bib entry's doi field still names the work.
+COLLABORATION_BIB = (
+    "@article{atlas, author = {"
+    + " and ".join(f"{'ABCDEFGHIJ'[n % 10]}{'klmnoprstu'[n // 10]}erson, A." for n in range(60))
+    + "}, title = {Observation of a widget resonance in proton collisions},"
+    " journal = {Widget Lett.}, year = {2012}, doi = {10.5555/widget.2012}}"
+)
+
+
+def test_a_doi_the_bib_entry_states_decides_when_the_text_does_not_print_it() -> None:
+    from curation.references.latex_source import ArchiveLimits, bibliography_from_files
+    from curation.services import reference_list_import
+    from tests.resolution.test_conflicts import work
+
+    store_crossref_works([work("10.5555/widget.2012", "Observation of a widget resonance in "
+                               "proton collisions", 2012, "1", "1-10", "Akerson")])  # fmt: skip
+    tex = b"\\documentclass{article}\\begin{document}\\cite{atlas}\\bibliography{refs}\\end{document}"
+    files = {"main.tex": tex, "refs.bib": COLLABORATION_BIB.encode()}
+    listed = bibliography_from_files(files, name="t", limits=ArchiveLimits(max_reference_chars=300))
+    (entry,) = listed.entries
+    assert "widget" not in entry.raw and entry.doi == "10.5555/widget.2012"
+    reference_list_import(arxiv_id="2501.00077", references=listed.entries, actor=ACTOR, reason="t")
+    obs = Observation.objects.get(paper__arxiv_id="2501.00077")
+
+    resolve(obs)
+
+    resolution = Resolution.objects.get(observation=obs)
+    assert (resolution.status, resolution.resolver_source) == ("verified_exact", "doi")
+    assert "10.5555/widget.2012" in resolution.evidence["identifier_resolved"]
+    assert "10.5555/widget.2012" in resolution.evidence["identifiers"]["doi"]
+
+
+def test_resolution_reads_the_parse_stored_at_import(
+    catalogue: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from curation.references.listed import ListedReference
+    from curation.services import reference_list_import
+
+    raw = "Chen, T., Xu, B. Training deep nets with sublinear memory cost. arXiv:1604.06174, 2016."
+    reference_list_import(
+        arxiv_id="2501.00078", references=[ListedReference(1, raw)], actor=ACTOR, reason="t"
+    )
+    imported = Observation.objects.get(paper__arxiv_id="2501.00078")
+
+    def parse_again(text: str) -> None:
+        raise AssertionError(f"parsed again: {text}")
+
+    monkeypatch.setattr(selectors, "parse_reference", parse_again)
+    resolve(imported)
+
+    assert Resolution.objects.get(observation=imported).status == "verified_exact"
+    outcome = resolve(observe(raw))  # observed with no listing: its text is parsed
+    assert outcome.failed == 1 and "parsed again" in (outcome.errors or [""])[0]

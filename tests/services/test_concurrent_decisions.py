@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from curation.audit import Actor
 from curation.models import Observation
+from curation.references.listed import ListedReference
 from curation.selectors import same_text_observations
 from curation.services import reference_list_import
 from curation.services.observation_groups import (
@@ -38,11 +38,7 @@ BOB = Actor(name="user:bob", source=ChangeSource.ADMIN, user_id=2)
 SHARED = "Jouppi, N. et al. In-Datacenter Performance Analysis of a Tensor Processing Unit. 2017."
 
 
-@dataclass
-class Ref:
-    index: int
-    raw: str
-    label: str | None = None
+Ref = ListedReference  # a reference as every reader returns it
 
 
 def paper(refs: list[str]) -> list[Observation]:

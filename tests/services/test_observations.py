@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from django.test import Client
 
 from curation.audit import Actor
 from curation.models import Observation
+from curation.references.listed import ListedReference
 from curation.selectors import same_text_observations
 from curation.services import reference_list_import
 from curation.services.observation_groups import (
@@ -220,11 +220,7 @@ def test_retired_junk_leaves_the_record(client: Client, sample: dict[str, Any]) 
     assert all(o["citation"]["reference_index"] != 33 for o in body["outbound"])
 
 
-@dataclass
-class Ref:
-    index: int
-    raw: str
-    label: str | None = None
+Ref = ListedReference  # a reference as every reader returns it
 
 
 SHARED = (

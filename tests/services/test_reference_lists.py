@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from curation.audit import Actor, audited
-from curation.models import Observation, ObservationEvent
-from curation.services import reference_list_import
+from curation.models import Observation, ObservationEvent, ObservationListing
+from curation.references import parse_reference
+from curation.references.listed import ListedReference
+from curation.references.stored import parse_from_stored
+from curation.services import reference_list_import, reference_lists
 from curation.services.reference_lists import reference_numbers
 
 pytestmark = pytest.mark.django_db
@@ -22,11 +24,7 @@ ZERO = "Rajbhandari, S. et al. ZeRO: Memory Optimizations Toward Training Trilli
 ALPA = "Zheng, L. et al. Alpa: Automating Inter- and Intra-Operator Parallelism for Distributed Deep Learning. OSDI 2022."
 
 
-@dataclass
-class Ref:
-    index: int
-    raw: str
-    label: str | None = None
+Ref = ListedReference  # a reference as every reader returns it
 
 
 def refs(*raws: str, labels: list[str] | None = None) -> list[Ref]:
@@ -56,6 +54,39 @@ def test_creates_observations_in_source_order_with_parsed_fields() -> None:
     assert observations[1].work_arxiv_id == "1909.08053"
     assert observations[1].work_metadata_source == "raw_reference"
     assert observations[0].work_year == 2019
+
+
+def test_what_the_list_says_beside_the_text_is_kept_with_its_parse() -> None:
+    listed = ListedReference(
+        1, GPIPE, "huang19", fields={"title": "GPipe"}, key="huang19", doi="10.5555/gpipe"
+    )
+    reference_list_import(arxiv_id="2501.00042", references=[listed], actor=Actor.importer("t"),
+                          reason="reference list")  # fmt: skip
+
+    listing = ObservationListing.objects.get(observation__raw_text=GPIPE)
+    assert listing.key == "huang19"
+    assert listing.stated == {
+        "key": "huang19", "label": "huang19", "fields": {"title": "GPipe"}, "doi": "10.5555/gpipe"
+    }  # fmt: skip
+    assert parse_from_stored(GPIPE, listing.parse) == parse_reference(GPIPE)
+
+
+def test_reimporting_parses_only_what_changed_and_keeps_the_new_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run(GPIPE, MEGATRON, labels=["a", "b"])
+    parsed: list[str] = []
+    monkeypatch.setattr(reference_lists, "parse_reference", lambda raw: parsed.append(raw) or parse_reference(raw))
+
+    reference_list_import(
+        arxiv_id="2501.00042",
+        references=[ListedReference(1, GPIPE, "a", key="a"), ListedReference(2, MEGATRON.upper(), "b2", key="b2")],
+        actor=Actor.importer("t"), reason="reference list",
+    )  # fmt: skip
+
+    assert parsed == [MEGATRON.upper()]  # same text in other case: the kept parse is not its own
+    keys = ObservationListing.objects.order_by("observation__reference_index").values_list("key", flat=True)
+    assert list(keys) == ["a", "b2"]
 
 
 def test_reimporting_the_same_list_changes_nothing() -> None:

@@ -23,7 +23,7 @@ from curation.clients import grobid
 from curation.clients.arxiv import ArxivClient, ArxivNotFound, ArxivOffline, EprintTooLarge
 from curation.ingestion.models import ACTIVE_STATES, IngestionState, PaperIngestion
 from curation.ingestion.selectors import NOT_ON_ARXIV, stale_ingestions
-from curation.ingestion.sources import ListedEntry, archive_limits, entries_from_bibliography
+from curation.ingestion.sources import archive_limits, entries_from_bibliography
 from curation.limits import MAX_INTERRUPTED, killed_worker_reason
 from curation.models import Observation, Paper
 from curation.queueing import queue_on_commit
@@ -33,6 +33,7 @@ from curation.references.latex_source import (
     SourceArchiveError,
     bibliography_from_eprint,
 )
+from curation.references.listed import ListedReference
 from curation.resolution.services import observations_resolve_new
 from curation.services.reference_lists import reference_list_import
 
@@ -304,7 +305,7 @@ def _read_before(ingestion: PaperIngestion) -> bool:
 
 def source_entries(
     ingestion: PaperIngestion, outcome: IngestOutcome, data: bytes, name: str
-) -> list[ListedEntry] | None:
+) -> list[ListedReference] | None:
     """Return the e-print's bibliography, noting on the ingestion where it was found.
 
     None when the e-print is refused: the ingestion has failed, saying why. PdfOnlySource
@@ -334,12 +335,11 @@ def _pdf_references(
         return finish(ingestion, outcome, IngestionState.PDF_ONLY, PDF_ONLY_MESSAGE)
     try:
         tei = grobid.process_references(pdf, url=url, timeout=settings.GROBID_TIMEOUT)
-        raws = grobid.raw_references(tei, name=name)
+        entries = grobid.listed_references(tei, name=name)
     except (grobid.GrobidBusy, grobid.GrobidUnavailable):
         raise  # GROBID is busy or away: the job tries again later
     except grobid.GrobidError as exc:  # it answered, and the answer says this PDF will not do
         return finish(ingestion, outcome, IngestionState.FAILED, f"{name}: GROBID: {exc}")
-    entries = [ListedEntry(None, raw) for raw in raws]
     set_fields(ingestion, method="grobid", main_tex="")
     return _import_and_resolve(ingestion, outcome, entries, actor, reason)
 
@@ -347,7 +347,7 @@ def _pdf_references(
 def _import_and_resolve(
     ingestion: PaperIngestion,
     outcome: IngestOutcome,
-    entries: Sequence[ListedEntry],
+    entries: Sequence[ListedReference],
     actor: Actor,
     reason: str,
 ) -> IngestOutcome:
@@ -365,7 +365,7 @@ def _import_and_resolve(
 def source_entries_import(
     ingestion: PaperIngestion,
     outcome: IngestOutcome,
-    entries: Sequence[ListedEntry],
+    entries: Sequence[ListedReference],
     actor: Actor,
     reason: str,
 ) -> None:

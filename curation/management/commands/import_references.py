@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from curation.audit import Actor
 from curation.limits import InputTooLarge, current_limits, read_bounded
 from curation.references import formats
-from curation.references.formats import ReferenceInputError, SourceReference, read_references
+from curation.references.formats import ListedReference, ReferenceInputError, read_references
 from curation.references.formats.bib import BIBTEX_MACROS_BOUNDED
 from curation.references.formats.bibtex_macros import EXPANSION_FACTOR, MAX_VALUE_CHARS
 from curation.references.identifiers import NotAnArxivId, required_arxiv_id
@@ -74,7 +74,7 @@ class Command(BaseCommand):
         for warning in outcome.warnings:
             self.stderr.write(self.style.WARNING(f"{path}: {warning}"))
 
-    def _warn_if_cut(self, path: Path, reference: SourceReference, limit: str) -> None:
+    def _warn_if_cut(self, path: Path, reference: ListedReference, limit: str) -> None:
         """Say which reference was cut to the size limit, or had its @string expansion
         bounded (it is kept, flagged, in its place)."""
         where = f"{path}: line {reference.line or '?'}: reference {reference.index}"

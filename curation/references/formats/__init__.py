@@ -1,4 +1,4 @@
-"""Read reference lists in any supported format as a stream of SourceReference."""
+"""Read reference lists in any supported format as a stream of ListedReference."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator
 from curation.references.formats.base import (
     MAX_RAW_CHARS,
     ReferenceInputError,
-    SourceReference,
     cut_to,
     decode_input,
 )
@@ -17,9 +16,10 @@ from curation.references.formats.bib import read_bib
 from curation.references.formats.jats import read_jats
 from curation.references.formats.tei import read_tei
 from curation.references.formats.text import read_text
+from curation.references.listed import ListedReference
 
 FORMATS = ("bib", "bbl", "text", "tei", "jats")
-_READERS: dict[str, Callable[[str], Iterator[SourceReference]]] = {
+_READERS: dict[str, Callable[[str], Iterator[ListedReference]]] = {
     "bib": read_bib,
     "bbl": read_bbl,
     "text": read_text,
@@ -28,7 +28,7 @@ _READERS: dict[str, Callable[[str], Iterator[SourceReference]]] = {
 }
 _BIB_ENTRY = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 
-__all__ = ["FORMATS", "ReferenceInputError", "SourceReference", "detect_format", "read_references"]
+__all__ = ["FORMATS", "ReferenceInputError", "ListedReference", "detect_format", "read_references"]
 
 
 def detect_format(text: str) -> str:
@@ -54,7 +54,7 @@ def read_references(
     name: str = "<input>",
     errors: str = "strict",
     max_chars: int = MAX_RAW_CHARS,
-) -> Iterator[SourceReference]:
+) -> Iterator[ListedReference]:
     """Yield the references of one reference list, in source order, numbered from 1.
 
     Raises ReferenceInputError (naming the input and, where it can, the line) for empty,

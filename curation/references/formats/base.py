@@ -1,10 +1,11 @@
-"""Shared pieces of the format readers: the reference record, input errors, decoding."""
+"""Shared pieces of the format readers: making the listed reference, input errors, decoding."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
+from curation.references.listed import ListedReference
 from curation.references.normalize import CONTROL_CHARS
 
 # Longer "references" are extraction accidents (pages glued into one entry): keep the head, flag
@@ -48,18 +49,6 @@ class ReferenceInputError(ValueError):
     """A reference list that cannot be read; the message says where and what was expected."""
 
 
-@dataclass(frozen=True, slots=True)
-class SourceReference:
-    """One reference as it appears in its source, in source order (index is 1-based)."""
-
-    index: int
-    raw: str
-    label: str | None = None
-    line: int | None = None
-    fields: Mapping[str, str] = field(default_factory=dict)
-    problems: tuple[str, ...] = ()
-
-
 def make_reference(
     index: int,
     raw: str,
@@ -68,8 +57,12 @@ def make_reference(
     line: int | None = None,
     fields: Mapping[str, str] | None = None,
     problems: tuple[str, ...] = (),
-) -> SourceReference:
-    """Return a SourceReference without NUL/control characters, flagged if any were removed."""
+    key: str | None = None,
+    doi: str | None = None,
+    arxiv_id: str | None = None,
+    url: str | None = None,
+) -> ListedReference:
+    """Return a ListedReference without NUL/control characters, flagged if any were removed."""
     found = list(problems)
     if CONTROL_CHARS.search(raw):
         # PostgreSQL refuses NUL in text columns; other control characters are noise.
@@ -79,10 +72,14 @@ def make_reference(
     if not raw:
         found.append("empty")
     clean_fields = {k: CONTROL_CHARS.sub(" ", v).strip() for k, v in (fields or {}).items() if v}
-    return SourceReference(index, raw, label, line, clean_fields, tuple(found))
+    # The key, label and URL are kept with the observation too (jsonb refuses NUL as text does).
+    key, label, url = (CONTROL_CHARS.sub("", v) if v else v for v in (key, label, url))
+    return ListedReference(
+        index, raw, label, line, clean_fields, tuple(found), key, doi, arxiv_id, url
+    )
 
 
-def cut_to(reference: SourceReference, max_chars: int) -> SourceReference:
+def cut_to(reference: ListedReference, max_chars: int) -> ListedReference:
     """Return the reference with its text cut to `max_chars`, flagged with its full length."""
     if len(reference.raw) <= max_chars:
         return reference

@@ -6,9 +6,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from curation.references.formats.base import LineCounter, SourceReference, make_reference
+from curation.references.formats.base import LineCounter, make_reference
 from curation.references.formats.compose import compose_raw
+from curation.references.formats.stated_ids import entry_arxiv_id, entry_doi, plain
 from curation.references.latex import latex_to_text
+from curation.references.listed import ListedReference
 
 # \bibitemStop / \bibitemNoStop (REVTeX) are not items.
 _BIBITEM = re.compile(r"\\bibitem(?![A-Za-z@])\s*")
@@ -32,6 +34,13 @@ _LINE_END_COMMENT = re.compile(r"(?<!\\)%[ \t]*\r?\n[ \t]*")
 _COMMENT = re.compile(r"(?<!\\)%[^\n]*(?:\n[ \t]*)?")
 _REFSECTION_0 = re.compile(r"\\refsection\{0\}")
 _SORTING_LIST = re.compile(r"\\(datalist|sortlist)\b[^\n]*")
+_URL_COMMAND = re.compile(r"\\(?:url|href)\s*\{([^{}]+)\}")
+_BIBLATEX_SKIPPED = re.compile(
+    r"\\field\{(?:abstract|annotation|annote|review)\}\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
+)
+# A \verb{file} block runs to its \endverb. Sought with a lazy pattern, each unclosed
+# \verb{file} looked to the end of the entry (20,000 of them took 35 s): it is sought once here.
+_VERB_FILE, _END_VERB = "\\verb{file}", "\\endverb"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,19 +159,33 @@ def biblatex_entries(text: str) -> Iterator[BblItem]:
         m = following
 
 
-def _bibitem_references(text: str) -> Iterator[SourceReference]:
+def bibitem_reference(
+    index: int, item: BblItem, *, body: str | None = None, line: int | None = None
+) -> ListedReference:
+    """Return the listed reference of a \\bibitem (its LaTeX `body`, when cut, given apart):
+    its text, and the DOI, arXiv id and URL its LaTeX holds, printed or not."""
+    body = item.body if body is None else body
+    label = latex_to_text(item.label).strip() if item.label is not None else None
+    text = plain(body)
+    url = _URL_COMMAND.search(body)
+    return make_reference(
+        index,
+        bibitem_text(body),
+        label=item.key or label,
+        key=item.key,
+        line=line,
+        fields={"printed_label": label} if label else None,
+        problems=() if item.key else ("bibitem_without_key",),
+        doi=entry_doi(text),
+        arxiv_id=entry_arxiv_id(text),
+        url=url[1].strip() if url else None,
+    )
+
+
+def _bibitem_references(text: str) -> Iterator[ListedReference]:
     lines = LineCounter(text)
     for index, item in enumerate(bibitems(text), 1):
-        label = latex_to_text(item.label).strip() if item.label is not None else None
-        problems = () if item.key else ("bibitem_without_key",)
-        yield make_reference(
-            index,
-            bibitem_text(item.body),
-            label=item.key or label,
-            line=lines.line_at(item.start),
-            fields={"printed_label": label} if label else None,
-            problems=problems,
-        )
+        yield bibitem_reference(index, item, line=lines.line_at(item.start))
 
 
 def bibitem_text(body: str) -> str:
@@ -205,22 +228,49 @@ def biblatex_fields(body: str) -> dict[str, str]:
     return out
 
 
-def _entry_references(text: str) -> Iterator[SourceReference]:
+def _without_file_blocks(body: str) -> str:
+    """Return a biber entry without its \\verb{file} … \\endverb blocks (local paths, never
+    the entry's id), in one pass: once a block finds no \\endverb, no later one can."""
+    pieces: list[str] = []
+    pos = 0
+    while (start := body.find(_VERB_FILE, pos)) >= 0:
+        end = body.find(_END_VERB, start + len(_VERB_FILE))
+        if end < 0:
+            break
+        pieces += (body[pos:start], " ")
+        pos = end + len(_END_VERB)
+    pieces.append(body[pos:])
+    return "".join(pieces)
+
+
+def biblatex_reference(index: int, item: BblItem, *, line: int | None = None) -> ListedReference:
+    """Return the listed reference of a biblatex \\entry: its text composed from its fields,
+    and the DOI and arXiv id it states (its doi and eprint fields, else its other fields)."""
+    fields = biblatex_fields(item.body)
+    text = plain(_BIBLATEX_SKIPPED.sub(" ", _without_file_blocks(item.body)))
+    eprints = [fields["arxiv"]] if fields.get("arxiv") else []
+    fields["entry_type"] = item.label or ""
+    return make_reference(
+        index,
+        compose_raw(fields),
+        label=item.key,
+        key=item.key,
+        fields=fields,
+        line=line,
+        problems=() if item.closed else ("biblatex_entry_not_closed",),
+        doi=entry_doi(text, fields.get("doi")),
+        arxiv_id=entry_arxiv_id(text, eprints),
+        url=fields.get("url"),
+    )
+
+
+def _entry_references(text: str) -> Iterator[ListedReference]:
     lines = LineCounter(text)
     for index, item in enumerate(biblatex_entries(text), 1):
-        fields = biblatex_fields(item.body)
-        fields["entry_type"] = item.label or ""
-        yield make_reference(
-            index,
-            compose_raw(fields),
-            label=item.key,
-            fields=fields,
-            line=lines.line_at(item.start),
-            problems=() if item.closed else ("biblatex_entry_not_closed",),
-        )
+        yield biblatex_reference(index, item, line=lines.line_at(item.start))
 
 
-def read_bbl(text: str) -> Iterator[SourceReference]:
+def read_bbl(text: str) -> Iterator[ListedReference]:
     """Yield the references of a .bbl file in either bibitem or biblatex form."""
     if "\\entry{" in text and "\\endentry" in text:
         yield from _entry_references(text)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import bibtexparser
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry
 
-from curation.references.formats.base import LineCounter, SourceReference, make_reference
+from curation.references.formats.base import LineCounter, make_reference
 from curation.references.formats.bibtex_macros import Macros, close_body, read_value
 from curation.references.formats.compose import compose_raw
+from curation.references.formats.stated_ids import entry_arxiv_id, entry_doi, plain
 from curation.references.latex import latex_to_text
+from curation.references.listed import ListedReference
 
 _BLOCK_START = re.compile(r"^[ \t]*@", re.MULTILINE)
 _STRING = re.compile(r"^\s*@string\s*([{(])", re.IGNORECASE)
@@ -23,6 +25,9 @@ _BATCH = 200  # entries parsed per bibtexparser call: bounded memory, isolated f
 # bounds (bibtexparser would expand a macro each time it is used, and not follow # at all).
 BIBTEX_MACROS_BOUNDED = "bibtex_macros_bounded"
 _VENUE_FIELDS = ("journal", "booktitle", "school", "institution", "howpublished")
+# Fields that quote other works (abstracts cite DOIs) or hold local data, never the entry's id.
+_SKIPPED_FIELDS = frozenset({"abstract", "annote", "annotation", "review", "file", "keywords"})
+_FIRST_FIELDS = ("doi", "eprint", "url", "ee")
 
 # bibtexparser logs every failed block; the reader reports them per entry instead.
 logging.getLogger("bibtexparser").setLevel(logging.ERROR)
@@ -61,6 +66,36 @@ def _fields(raw_fields: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in fields.items() if v}
 
 
+def bib_identifiers(values: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """Return the DOI and arXiv id an entry states, from its LaTeX values by lower-cased name:
+    its doi and eprint fields first, then any other field that names the entry (url, ee, note)."""
+    names = [n for n in _FIRST_FIELDS if n in values]
+    names += [n for n in values if n not in _FIRST_FIELDS and n not in _SKIPPED_FIELDS]
+    text = plain(" ".join(f"{n} = {values[n]}" for n in names))
+    eprints = [values["eprint"]] if values.get("eprint") else []
+    return entry_doi(text, values.get("doi")), entry_arxiv_id(text, eprints)
+
+
+def bib_reference(
+    index: int,
+    key: str,
+    entry_type: str,
+    values: Mapping[str, str],
+    *,
+    line: int | None = None,
+    problems: tuple[str, ...] = (),
+) -> ListedReference:
+    """Return the listed reference of one entry, read once from its LaTeX values (macros
+    expanded) by lower-cased name: its text composed from its fields, its stated identifiers."""
+    fields = _fields(dict(values))
+    fields["entry_type"] = entry_type.lower()
+    doi, arxiv_id = bib_identifiers(values)
+    return make_reference(
+        index, compose_raw(fields), label=key, key=key, line=line, fields=fields,
+        problems=problems, doi=doi, arxiv_id=arxiv_id, url=fields.get("url"),
+    )  # fmt: skip
+
+
 def _macros(text: str) -> Macros:
     """Return the file's @string macros, defined in file order, bounded by its size."""
     macros = Macros(len(text))
@@ -74,14 +109,14 @@ def _expanded(value: str, macros: Macros, name: str) -> str:
     return macros.cut(read_value(value, 0, macros)[0].strip(), name)
 
 
-def read_bib(text: str) -> Iterator[SourceReference]:
+def read_bib(text: str) -> Iterator[ListedReference]:
     """Yield one reference per BibTeX entry, flagging entries that do not parse and those
     whose @string expansion was bounded (`bibtex_macros_bounded`)."""
     macros = _macros(text)
     index = 0
     batch: list[tuple[int, str]] = []
 
-    def flush() -> Iterator[SourceReference]:
+    def flush() -> Iterator[ListedReference]:
         nonlocal index
         # No middleware: values stay as written (braces, quotes, macros, #) for read_value.
         library = bibtexparser.parse_string("\n".join(b for _, b in batch), parse_stack=[])
@@ -104,19 +139,18 @@ def read_bib(text: str) -> Iterator[SourceReference]:
                 problem = "bibtex_entry_unparsable"
                 if block.count("{") != block.count("}"):
                     problem = "bibtex_unbalanced_braces"
-                yield make_reference(index, block, label=key, line=line, problems=(problem,))
+                yield make_reference(
+                    index, block, label=key, key=key, line=line, problems=(problem,)
+                )
                 continue
             bounded = macros.bounded
-            fields = _fields(
-                {
-                    k: _expanded(str(f.value), macros, f"{key}: {k}")
-                    for k, f in entry.fields_dict.items()
-                }
-            )
-            fields["entry_type"] = entry.entry_type.lower()
+            values = {
+                k.lower(): _expanded(str(f.value), macros, f"{key}: {k}")
+                for k, f in entry.fields_dict.items()
+            }
             problems = (BIBTEX_MACROS_BOUNDED,) if macros.bounded > bounded else ()
-            yield make_reference(
-                index, compose_raw(fields), label=key, line=line, fields=fields, problems=problems
+            yield bib_reference(
+                index, entry.key, entry.entry_type, values, line=line, problems=problems
             )
         batch.clear()
 

@@ -6,9 +6,11 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from curation.references.formats.base import SourceReference, make_reference
+from curation.references.formats.base import make_reference
 from curation.references.formats.compose import compose_raw
+from curation.references.formats.stated_ids import field_ids
 from curation.references.formats.xml import first_present, local, parse_xml, text_of
+from curation.references.listed import ListedReference
 
 _CITATIONS = ("mixed-citation", "element-citation", "citation", "nlm-citation")
 
@@ -43,7 +45,7 @@ def _fields(citation: etree._Element) -> dict[str, str]:
     return {k: v for k, v in fields.items() if v}
 
 
-def read_jats(text: str) -> Iterator[SourceReference]:
+def read_jats(text: str) -> Iterator[ListedReference]:
     """Yield one reference per ref in every ref-list, keeping the printed label."""
     root = parse_xml(text, "JATS")
     refs = [
@@ -62,4 +64,8 @@ def read_jats(text: str) -> Iterator[SourceReference]:
         else:
             raw = compose_raw(fields)
         label = text_of(label_el).strip("[]. ") or ref.get("id")
-        yield make_reference(index, raw, label=label, line=ref.sourceline, fields=fields)
+        doi, arxiv_id = field_ids(fields)
+        yield make_reference(
+            index, raw, label=label, key=ref.get("id"), line=ref.sourceline, fields=fields,
+            doi=doi, arxiv_id=arxiv_id, url=fields.get("url"),
+        )  # fmt: skip

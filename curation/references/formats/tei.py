@@ -6,9 +6,11 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from curation.references.formats.base import SourceReference, make_reference
+from curation.references.formats.base import make_reference
 from curation.references.formats.compose import compose_raw
+from curation.references.formats.stated_ids import field_ids
 from curation.references.formats.xml import first_present, parse_xml, text_of
+from curation.references.listed import ListedReference
 
 NS = {"tei": "http://www.tei-c.org/ns/1.0"}
 _XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
@@ -59,7 +61,7 @@ def _fields(bs: etree._Element) -> dict[str, str]:
     return {k: v for k, v in fields.items() if v}
 
 
-def read_tei(text: str) -> Iterator[SourceReference]:
+def read_tei(text: str) -> Iterator[ListedReference]:
     """Yield one reference per biblStruct inside listBibl, preferring GROBID's raw string."""
     root = parse_xml(text, "TEI")
     structs = root.findall(".//tei:listBibl/tei:biblStruct", NS) or root.findall(
@@ -71,4 +73,8 @@ def read_tei(text: str) -> Iterator[SourceReference]:
             (n for n in _findall(bs, "tei:note") if n.get("type") == "raw_reference"), None
         )
         raw = text_of(raw_note) if raw_note is not None else compose_raw(fields)
-        yield make_reference(index, raw, label=bs.get(_XML_ID), line=bs.sourceline, fields=fields)
+        doi, arxiv_id = field_ids(fields)
+        yield make_reference(
+            index, raw, label=bs.get(_XML_ID), key=bs.get(_XML_ID), line=bs.sourceline,
+            fields=fields, doi=doi, arxiv_id=arxiv_id, url=fields.get("url"),
+        )  # fmt: skip

@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterator
 from itertools import islice
 
-from curation.references.formats.base import SourceReference, iter_lines, make_reference
+from curation.references.formats.base import iter_lines, make_reference
+from curation.references.listed import ListedReference
 
 _BRACKET = re.compile(r"^\s*\[([A-Za-z0-9][\w+.:\-]{0,24})\]\s*(.*)$")
 _NUMBERED = re.compile(r"^\s*\(?(\d{1,5})[.)]\s+(.*)$")
@@ -30,7 +31,7 @@ def _style(lines: list[str]) -> str:
     return "line"
 
 
-def read_text(text: str) -> Iterator[SourceReference]:
+def read_text(text: str) -> Iterator[ListedReference]:
     """Yield the references of a plain-text list, joining wrapped lines."""
     # Lines are iterated lazily so a 20,000-entry file is never held twice as a list.
     style = _style([line + "\n" for line in islice(iter_lines(text), 5000)])
@@ -40,7 +41,7 @@ def read_text(text: str) -> Iterator[SourceReference]:
     start_line = 0
     expected: int | None = None
 
-    def flush() -> Iterator[SourceReference]:
+    def flush() -> Iterator[ListedReference]:
         nonlocal index
         raw = " ".join(part.strip() for part in current)
         if raw.strip():

@@ -16,7 +16,6 @@ from curation.references.latex_source.archive import (
 )
 from curation.references.latex_source.bibliography import (
     METHODS,
-    BibliographyEntry,
     SourceBibliography,
     bibliography_from_eprint,
     bibliography_from_files,
@@ -25,7 +24,6 @@ from curation.references.latex_source.bibliography import (
 __all__ = [
     "METHODS",
     "ArchiveLimits",
-    "BibliographyEntry",
     "PdfOnlySource",
     "SourceArchiveError",
     "SourceBibliography",

@@ -48,9 +48,3 @@ def read_database(text: str, warnings: list[str] | None = None) -> list[BibEntry
         warnings.extend(macros.warnings[:10])
     return entries
 
-
-def as_bibtex(entry: BibEntry) -> str:
-    """Return the entry written out plainly: one brace-delimited value per field, macros
-    expanded (what a strict BibTeX reader takes even when the original was sloppy)."""
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in entry.fields.items())
-    return f"@{entry.entry_type}{{{entry.key},\n{body}\n}}"

@@ -5,27 +5,25 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from curation.references.formats.bbl import (
     BblItem,
-    bibitem_text,
+    bibitem_reference,
     bibitems,
     biblatex_entries,
-    biblatex_fields,
+    biblatex_reference,
 )
-from curation.references.formats.bib import read_bib
-from curation.references.formats.compose import compose_raw
+from curation.references.formats.bib import bib_reference
 from curation.references.latex_source.archive import (
     SETTINGS,
     ArchiveLimits,
     limit_text,
     read_eprint,
 )
-from curation.references.latex_source.bibfile import BibEntry, as_bibtex, read_database
+from curation.references.latex_source.bibfile import BibEntry, read_database
 from curation.references.latex_source.cites import ALL_ENTRIES, cite_keys
-from curation.references.latex_source.identifiers import entry_arxiv_id, entry_doi, plain
 from curation.references.latex_source.tex import (
     TEX_SUFFIXES,
     TexTree,
@@ -34,7 +32,7 @@ from curation.references.latex_source.tex import (
     decode,
     read_tree,
 )
-from curation.references.normalize import CONTROL_CHARS
+from curation.references.listed import ListedReference
 
 METHODS = ("bbl-bibitem", "bbl-biblatex", "bib+cites", "inline-bibitem", "none")
 MIN_CROSSREFS = 2  # BibTeX's and biber's default: a parent named this often is listed too
@@ -44,15 +42,6 @@ _BIB_COMMAND = re.compile(
 )
 _USES_BBL = re.compile(r"\\(?:bibliography|printbibliography|addbibresource)(?![A-Za-z@])")
 _THEBIBLIOGRAPHY = re.compile(r"\\begin\s*\{thebibliography\}")
-# Fields that quote other works (abstracts cite DOIs) or hold local data, never the entry's id.
-_SKIPPED_FIELDS = frozenset({"abstract", "annote", "annotation", "review", "file", "keywords"})
-_FIRST_FIELDS = ("doi", "eprint", "url", "ee")
-_BIBLATEX_SKIPPED = re.compile(
-    r"\\field\{(?:abstract|annotation|annote|review)\}\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
-)
-# A \verb{file} block runs to its \endverb. Sought with a lazy pattern, each unclosed
-# \verb{file} looked to the end of the entry (20,000 of them took 35 s): it is sought once here.
-_VERB_FILE, _END_VERB = "\\verb{file}", "\\endverb"
 _MISSING_SHOWN = 10
 # A \bibitem's LaTeX is cut to this many times the reference cap before it is read as text
 # (its text is shorter than its LaTeX): one 49 MiB item is never converted whole.
@@ -61,21 +50,10 @@ _T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
-class BibliographyEntry:
-    """One printed reference: its position (1-based), cite key, reader's text and identifiers."""
-
-    index: int
-    key: str | None
-    raw: str
-    doi: str | None
-    arxiv_id: str | None
-
-
-@dataclass(frozen=True)
 class SourceBibliography:
     """A paper's reference list as its source produces it, and how it was found."""
 
-    entries: list[BibliographyEntry]
+    entries: list[ListedReference]  # labelled by their cite keys only
     method: str  # one of METHODS
     main_tex: str | None
     files_read: list[str] = field(default_factory=list)
@@ -109,21 +87,18 @@ class _Listing:
         """Return a reference's LaTeX, cut far past what its text may keep."""
         return body[: _LATEX_PER_CHAR * self.limits.max_reference_chars]
 
-    def entry(
-        self, index: int, key: str | None, raw: str, doi: str | None, arxiv_id: str | None,
-        length: int | None = None,
-    ) -> BibliographyEntry:  # fmt: skip
-        """Return the entry, its text cut to the reference cap (`length`: its LaTeX's, when
-        that was cut first)."""
-        # Escape, bell, delete and the other control characters are noise in a reader's text.
-        raw = " ".join(CONTROL_CHARS.sub(" ", raw).split())
+    def entry(self, index: int, reference: ListedReference, length: int | None = None) -> ListedReference:
+        """Return the reference numbered `index`, labelled by its cite key, its text cut to the
+        reference cap (`length`: its LaTeX's, when that was cut first)."""
+        key, raw = reference.key, reference.raw  # the reader dropped control characters
         if not raw:
             self.empty.append(f"{index} ({key or 'no key'})")
         cap = self.limits.max_reference_chars
         if len(raw) > cap or (length or 0) > _LATEX_PER_CHAR * cap:
             self.cut.append(f"{index} ({key or 'no key'}, {max(len(raw), length or 0):,})")
             raw = raw[:cap]
-        return BibliographyEntry(index, key, raw, doi, arxiv_id)
+        # Labelled by its key alone: a printed label never numbers a source's list.
+        return replace(reference, index=index, raw=raw, label=key)
 
     def say_cut(self) -> None:
         """Add one warning naming the references whose text was cut, and one naming those
@@ -148,46 +123,20 @@ def _shown(items: list[str]) -> str:
     return ", ".join(items[:_MISSING_SHOWN]) + (" …" if len(items) > _MISSING_SHOWN else "")
 
 
-def _from_bibitems(items: Iterator[BblItem], listing: _Listing) -> list[BibliographyEntry]:
-    entries: list[BibliographyEntry] = []
+def _from_bibitems(items: Iterator[BblItem], listing: _Listing) -> list[ListedReference]:
+    entries: list[ListedReference] = []
     for item in listing.first(items):
-        body = listing.latex(item.body)
-        text = plain(body)
-        raw = bibitem_text(body)
-        doi, arxiv_id = entry_doi(text), entry_arxiv_id(text)
-        entries.append(
-            listing.entry(len(entries) + 1, item.key, raw, doi, arxiv_id, len(item.body))
-        )
+        index = len(entries) + 1
+        reference = bibitem_reference(index, item, body=listing.latex(item.body))
+        entries.append(listing.entry(index, reference, len(item.body)))
     return entries
 
 
-def _without_file_blocks(body: str) -> str:
-    """Return a biber entry without its \\verb{file} … \\endverb blocks (local paths, never
-    the entry's id), in one pass: once a block finds no \\endverb, no later one can."""
-    pieces: list[str] = []
-    pos = 0
-    while (start := body.find(_VERB_FILE, pos)) >= 0:
-        end = body.find(_END_VERB, start + len(_VERB_FILE))
-        if end < 0:
-            break
-        pieces += (body[pos:start], " ")
-        pos = end + len(_END_VERB)
-    pieces.append(body[pos:])
-    return "".join(pieces)
-
-
-def _from_biblatex(bbl: str, listing: _Listing) -> list[BibliographyEntry]:
-    entries: list[BibliographyEntry] = []
+def _from_biblatex(bbl: str, listing: _Listing) -> list[ListedReference]:
+    entries: list[ListedReference] = []
     for item in listing.first(biblatex_entries(bbl)):
-        fields = biblatex_fields(item.body)
-        text = plain(_BIBLATEX_SKIPPED.sub(" ", _without_file_blocks(item.body)))
-        eprints = [fields["arxiv"]] if fields.get("arxiv") else []
-        doi = entry_doi(text, fields.get("doi"))
-        entries.append(
-            listing.entry(
-                len(entries) + 1, item.key, compose_raw(fields), doi, entry_arxiv_id(text, eprints)
-            )
-        )
+        index = len(entries) + 1
+        entries.append(listing.entry(index, biblatex_reference(index, item)))
     return entries
 
 
@@ -261,23 +210,14 @@ def _cited_entries(
     return list(listed.values())
 
 
-def _bib_entry_text(entry: BibEntry) -> tuple[str, list[str]]:
-    """Return the entry's identifier text (doi, eprint, url, ee first) and its eprint values."""
-    names = [n for n in _FIRST_FIELDS if n in entry.fields]
-    names += [n for n in entry.fields if n not in _FIRST_FIELDS and n not in _SKIPPED_FIELDS]
-    text = plain(" ".join(f"{n} = {entry.fields[n]}" for n in names))
-    return text, [entry.fields["eprint"]] if entry.fields.get("eprint") else []
-
-
-def _from_bib(entries: list[BibEntry], listing: _Listing) -> list[BibliographyEntry]:
-    # read_bib composes each entry's text; given only the cited entries, written out plainly,
-    # it yields them in the same order.
-    raws = [ref.raw for ref in read_bib("\n".join(as_bibtex(e) for e in entries))]
-    out: list[BibliographyEntry] = []
-    for entry, raw in zip(entries, raws, strict=False):
-        text, eprints = _bib_entry_text(entry)
-        doi = entry_doi(text, entry.fields.get("doi"))
-        out.append(listing.entry(len(out) + 1, entry.key, raw, doi, entry_arxiv_id(text, eprints)))
+def _from_bib(entries: list[BibEntry], listing: _Listing) -> list[ListedReference]:
+    # Each cited entry is read once, from the values the database reader found: its text, fields
+    # and identifiers belong to it, whatever another entry holds.
+    out: list[ListedReference] = []
+    for entry in entries:
+        index = len(out) + 1
+        reference = bib_reference(index, entry.key, entry.entry_type, entry.fields)
+        out.append(listing.entry(index, reference))
     return out
 
 
@@ -338,7 +278,7 @@ def bibliography_from_files(
 
 
 def _listed(
-    entries: list[BibliographyEntry], method: str, main: str, read: list[str], listing: _Listing
+    entries: list[ListedReference], method: str, main: str, read: list[str], listing: _Listing
 ) -> SourceBibliography:
     listing.say_cut()
     return SourceBibliography(entries, method, main, read, listing.warnings)

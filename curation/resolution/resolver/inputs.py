@@ -53,16 +53,27 @@ class ReferenceInput:
         )
 
     @classmethod
-    def from_parse(cls, parsed: ParsedReference) -> ReferenceInput:
-        """Return the input of a parsed raw reference."""
+    def from_parse(
+        cls, parsed: ParsedReference, *, stated_doi: str | None = None,
+        stated_arxiv_id: str | None = None,
+    ) -> ReferenceInput:  # fmt: skip
+        """Return the input of a parsed raw reference, with the DOI and arXiv id its source
+        states beside its text (a .bib's doi or eprint field, a .bbl's \\doi or \\href): an
+        identifier as the printed ones are, after them, whether or not the text prints it."""
         ids = parsed.identifiers
+        arxiv_ids = [a.id for a in ids.arxiv]
+        dois = [d.value for d in ids.dois]
+        if stated_arxiv_id and stated_arxiv_id not in arxiv_ids:
+            arxiv_ids.append(stated_arxiv_id)
+        if stated_doi and doi_key(stated_doi) not in {doi_key(d) for d in dois}:
+            dois.append(doi_key(stated_doi))
         return cls(
             title=parsed.title if parsed.title_usable else None,
             year=parsed.year,
             first_author=fold_name(parsed.first_author_surname or ""),
             venue=parsed.venue or "",
-            arxiv_ids=[a.id for a in ids.arxiv],
-            dois=[d.value for d in ids.dois],
+            arxiv_ids=arxiv_ids,
+            dois=dois,
             malformed=[_malformed(m) for m in ids.malformed],
             url=parsed.url,
             problem=None if parsed.title_usable else (parsed.title_problem or "no_title"),

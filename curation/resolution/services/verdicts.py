@@ -30,7 +30,7 @@ from curation.resolution.resolver import (
     Verdict,
     resolve_batch,
 )
-from curation.resolution.selectors import Prepared, observation_prepared
+from curation.resolution.selectors import Prepared, listings_of, observation_prepared
 from curation.resolution.services.catalogue_imports import store_crossref_works
 from curation.resolution.services.works import work_for_doi, work_for_paper
 from curation.states import Origin, ResolverSource
@@ -357,9 +357,10 @@ def observations_resolve(
     """
     outcome = BatchOutcome(errors=[])
     prepared: list[Prepared] = []
+    listings = listings_of(observations)
     for observation in observations:
         try:
-            prepared.append(observation_prepared(observation))
+            prepared.append(observation_prepared(observation, listings.get(observation.pk)))
         except Exception as exc:  # noqa: BLE001 - a batch never dies on one item
             outcome.failed += 1
             outcome.errors.append(f"observation {observation.pk}: {exc!r}")  # type: ignore[union-attr]

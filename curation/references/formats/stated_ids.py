@@ -1,9 +1,10 @@
-"""Find the DOI and arXiv id a bibliography entry carries, as a reader of the entry would."""
+"""Find the DOI and arXiv id a bibliography entry states, as a reader of the entry would
+(a .bib entry's fields, a .bbl item's LaTeX), whether or not its printed text shows them."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from curation.references.identifiers import (
     canonical_doi,
@@ -53,3 +54,10 @@ def entry_arxiv_id(text: str, eprints: Iterable[str] = ()) -> str | None:
         if new_style_problem(m[1], m[2]) is None:
             return f"{m[1]}.{m[2]}"
     return None
+
+
+def field_ids(fields: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """Return the DOI and arXiv id an XML reader's fields state (doi, arxiv), when valid."""
+    doi = canonical_doi(fields.get("doi") or None)
+    found = parse_arxiv(fields["arxiv"]) if fields.get("arxiv") else None
+    return doi, found.id if found else None
