@@ -28,6 +28,7 @@ from ..people import person
 from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
 from ..resolution.services.catalogue_imports import store_crossref_works
 from ..states import VERIFIED_STATUSES, ChangeSource, Origin, ResolutionStatus, ResolverSource
+from .group_counts import recount_groups_of
 from .works import canonical_work
 
 CORRECTABLE_FIELDS = ("work_title", "work_year", "work_venue", "reference_index")
@@ -111,8 +112,12 @@ def write_decision(
     now: datetime,
     work: dict[str, Any] | None = None,
     extra_evidence: dict[str, Any] | None = None,
+    recount_group: bool = True,
 ) -> None:
-    """Write a decision: link columns, resolution with evidence, pin, revision."""
+    """Write a decision: link columns, resolution with evidence, pin, revision.
+
+    `recount_group=False`: the caller decides many members of one group and recounts it once.
+    """
     if cited_paper is not None and status not in VERIFIED_STATUSES:
         raise CurationError("only a verified state links a cited paper (SPEC §2)")
     previous = getattr(observation, "resolution", None)
@@ -150,6 +155,8 @@ def write_decision(
         },
     )
     standing_notices_follow_links([observation.pk])  # the notice follows the decided link
+    if recount_group:
+        recount_groups_of([observation])  # one citation fewer to fix in its group
 
 
 def _linked_already(
@@ -390,6 +397,7 @@ def observation_retire(
         current.pinned = True
         current.revision += 1
         current.save()
+        recount_groups_of([current])
     return current
 
 
@@ -403,6 +411,7 @@ def observation_unpin(
         current.pinned = False
         current.revision += 1
         current.save(update_fields=["pinned", "revision"])
+        recount_groups_of([current])  # undecided again
     return current
 
 
@@ -449,6 +458,7 @@ def observation_revert(
             }
             Resolution.objects.update_or_create(observation=current, defaults=values)
         standing_notice_revert(current, event)  # the notice of that version, or the link's
+        recount_groups_of([current])
     return current
 
 

@@ -20,10 +20,12 @@ from django.utils import timezone
 
 from ..audit import Actor, audited
 from ..models import Observation, Paper
+from ..references.groups import GroupKey, reference_group_key
 from ..references.identifiers import required_arxiv_id
 from ..references.normalize import normalize_reference_text
 from ..references.parse import ParsedReference, parse_reference
 from ..statistics import analyze_after_commit
+from .reference_groups import groups_join
 
 REFERENCE_LIST_SOURCE = "reference_list"
 _YEARS = range(1800, 2101)
@@ -123,20 +125,25 @@ def reference_list_import(
         seen: Counter[str] = Counter()
         kept: set[uuid.UUID] = set()
         new: list[Observation] = []
+        keys: dict[uuid.UUID, tuple[GroupKey, str]] = {}
         for reference, number in zip(references, reference_numbers(references), strict=True):
             raw = _clean(reference.raw)
             normalized = normalize_reference_text(raw)
             seen[normalized] += 1
             observation = existing.get((normalized, seen[normalized]))
             if observation is None:
-                observation = _new(paper, source, raw, normalized, seen[normalized], number, now)
+                observation, key = _new(paper, source, raw, normalized, seen[normalized], number, now)
                 new.append(observation)
+                keys[observation.pk] = (key, raw)
             else:
                 _refresh(observation, raw, number, now, outcome)
             kept.add(observation.pk)
         # One statement for the new ones: the history triggers run once per statement, not per row.
         Observation.objects.bulk_create(new, batch_size=500)
         outcome.created = len(new)
+        # New references join their groups; one joining a decided group is given the group's
+        # decision by a job queued on commit (curation.services.reference_groups).
+        groups_join(members=keys)
         for observation in existing.values():
             if observation.pk not in kept and observation.retired_at is None:
                 observation.retired_at = now
@@ -180,8 +187,10 @@ def _new(
     occurrence: int,
     number: int,
     now: datetime,
-) -> Observation:
-    return Observation(
+) -> tuple[Observation, GroupKey]:
+    """Return the new observation and its group (from the one parse of its text)."""
+    parsed = parse_reference(raw)
+    observation = Observation(
         paper=paper,
         source=source,
         reference_index=number,
@@ -191,8 +200,9 @@ def _new(
         occurrence=occurrence,
         work_id=uuid.uuid4(),
         changed_at=now,
-        **_work_values(parse_reference(raw), now),
+        **_work_values(parsed, now),
     )
+    return observation, reference_group_key(parsed, normalized)
 
 
 def _refresh(
