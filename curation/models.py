@@ -372,6 +372,11 @@ class GroupDecision(models.Model):
     def __str__(self) -> str:
         return f"{self.action} {self.value}".strip()
 
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Return who decided, as a history context names them (for people by name)."""
+        return {"actor": self.actor, "user": self.user_id}
+
 
 class GroupDecisionMember(models.Model):
     """What a group decision did to one member: applied (with the revisions it moved between,

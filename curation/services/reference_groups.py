@@ -37,6 +37,7 @@ from ..models import (
     ReferenceGroup,
     ReferenceGroupMember,
 )
+from ..people import person
 from ..queueing import queue_on_commit
 from ..references.groups import GroupKey
 from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
@@ -223,11 +224,11 @@ def _locked_group(group_id: int, expected_revision: int) -> ReferenceGroup:
         raise CurationError(f"group {group_id} does not exist")
     if group.revision != expected_revision:
         latest = group.decisions.order_by("-pk").first()
-        who = (
-            f"{latest.undone_by or latest.actor} ({latest.reason})"
-            if latest is not None
-            else "someone"
-        )
+        who = "someone"
+        if latest is not None:
+            undone = bool(latest.undone_by)
+            by = person({"actor": latest.undone_by} if undone else latest.metadata)
+            who = f"{by} ({'undo of ' if undone else ''}{latest} because “{latest.reason}”)"
         raise StaleGroup(
             f"this group was changed by {who}; you saw revision {expected_revision}, it is now "
             f"{group.revision}. Reload and decide again."

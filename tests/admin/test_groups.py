@@ -95,7 +95,8 @@ def test_a_stale_group_page_is_refused_with_409_and_nothing_written(
         {"revision": shown, "decision": "set_state", "status": "parse_uncertain", "reason": "late"},
     )
     assert response.status_code == 409
-    assert "user:bob" in response.content.decode()
+    refused = response.content.decode()
+    assert "this group was changed by bob" in refused and "Bob: junk" in refused
     junk_refs = Observation.objects.filter(raw_text=JUNK)
     assert all(o.no_canonical_record for o in junk_refs)
 
