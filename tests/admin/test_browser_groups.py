@@ -41,14 +41,15 @@ def citing_papers() -> None:
         cite(arxiv_id, SILENT if n % 2 else SILENT_OTHER, JUNK if n < 2 else f"other work {n}")
 
 
-def add_figures(figures: dict[str, Any]) -> None:
-    """Add the group flow's figures to the bench's figures file, when the bench asks."""
+def add_figures(figures: dict[str, Any], widths: dict[str, dict[str, int]]) -> None:
+    """Add the group flow's figures and page widths to the bench's figures file, when the
+    bench asks (the curator flow scenario wrote it first)."""
     target = os.environ.get("CURATOR_FLOW_FIGURES")
-    if not target:
+    if not target or not Path(target).exists():
         return
-    path = Path(target)
-    known = json.loads(path.read_text()) if path.exists() else {}
-    path.write_text(json.dumps({**known, **figures}))
+    known = json.loads(Path(target).read_text())
+    known.setdefault("page_widths", {}).update(widths)
+    Path(target).write_text(json.dumps({**known, **figures}, indent=2))
 
 
 def test_one_decision_for_a_group_then_undo_at_both_widths(
@@ -57,6 +58,7 @@ def test_one_decision_for_a_group_then_undo_at_both_widths(
     citing_papers()
     base = live_server.url
     decisions = settled = 0
+    widths: dict[str, dict[str, int]] = {"group queue": {}, "group page": {}}
     for width in WIDTHS:
         page = login(browser, base, "alice", width=width, height=900)
         page.goto(f"{base}/admin/curation/referencegroup/")
@@ -64,6 +66,7 @@ def test_one_decision_for_a_group_then_undo_at_both_widths(
         rows = page.locator("tr.cr-group-row")
         assert rows.count() == 2
         assert rows.nth(0).locator("td").nth(2).inner_text() == "4"  # citations to fix
+        widths["group queue"][str(width)] = page_width(page)
         assert page_width(page) <= width
         no_violations(page, f"group queue at {width}")
         shot(page, f"01-group-queue-{width}", FOLDER)
@@ -71,6 +74,7 @@ def test_one_decision_for_a_group_then_undo_at_both_widths(
         with page.expect_navigation():
             rows.nth(0).locator("a").click()
         assert page.locator("tr.cr-member").count() == 4
+        widths["group page"][str(width)] = page_width(page)
         assert page_width(page) <= width
         no_violations(page, f"group page at {width}")
         shot(page, f"02-group-page-{width}", FOLDER)
@@ -98,4 +102,4 @@ def test_one_decision_for_a_group_then_undo_at_both_widths(
         no_violations(page, f"group page after undo at {width}")
         shot(page, f"04-undone-{width}", FOLDER)
         page.context.close()
-    add_figures({"group_decisions": decisions, "group_citations_settled": settled})
+    add_figures({"group_decisions": decisions, "group_citations_settled": settled}, widths)
