@@ -1,7 +1,8 @@
 """Measure the group queue (issue 41) at scale: the queue's first pages, one decision and its
 Undo on a large group, and how many references each decision settles.
 
-Usage: DATABASE_URL=postgresql://.../scratch python bench/bench_groups.py [--groups N] [--members M]
+Usage: DEBUG=1 CITEREC_OFFLINE=1 DATABASE_URL=postgresql://.../scratch python bench/bench_groups.py
+       [--groups N] [--members M]   (no REDIS_URL: follow-up jobs run in process)
 
 On the database DATABASE_URL names (migrated here; use a scratch database, never a real one):
 
@@ -53,7 +54,7 @@ def _fill_groups(count: int) -> float:
             """
             INSERT INTO curation_referencegroup (key, kind, label, size, undecided, noticed, revision)
             SELECT 'bench:' || i, 'text', 'reference text ' || i, u, u,
-                   CASE WHEN i % 97 = 0 THEN 1 ELSE 0 END, 1
+                   CASE WHEN i %% 97 = 0 THEN 1 ELSE 0 END, 1
               FROM (SELECT i, least(floor(1 / power(random() * 0.999 + 0.001, 1.5)), 50000)::int AS u
                       FROM generate_series(1, %s) AS i) s
             """,

@@ -112,11 +112,12 @@ def write_decision(
     now: datetime,
     work: dict[str, Any] | None = None,
     extra_evidence: dict[str, Any] | None = None,
-    recount_group: bool = True,
+    batched: bool = False,
 ) -> None:
     """Write a decision: link columns, resolution with evidence, pin, revision.
 
-    `recount_group=False`: the caller decides many members of one group and recounts it once.
+    `batched`: the caller writes many decisions and then follows their notices and recounts
+    their groups once for all of them (one notice refresh per work, not one per reference).
     """
     if cited_paper is not None and status not in VERIFIED_STATUSES:
         raise CurationError("only a verified state links a cited paper (SPEC §2)")
@@ -154,8 +155,8 @@ def write_decision(
             "origin": Origin.CURATOR,
         },
     )
-    standing_notices_follow_links([observation.pk])  # the notice follows the decided link
-    if recount_group:
+    if not batched:
+        standing_notices_follow_links([observation.pk])  # the notice follows the decided link
         recount_groups_of([observation])  # one citation fewer to fix in its group
 
 

@@ -37,6 +37,7 @@ from ..models import (
     ReferenceGroup,
     ReferenceGroupMember,
 )
+from ..notices.services.follow import standing_notices_follow_links
 from ..people import person
 from ..queueing import queue_on_commit
 from ..references.groups import GroupKey
@@ -205,7 +206,7 @@ def _apply(
         now=timezone.now(),
         work=decision.work,
         extra_evidence={"group_decision": record.pk, "group": record.group.key},
-        recount_group=False,  # the group is recounted once, after all its members
+        batched=True,  # notices followed and the group recounted once, for all members
     )
     return GroupDecisionMember(
         decision=record,
@@ -293,6 +294,7 @@ def _group_decide(
                 continue
             rows.append(_apply(member, decision, record, actor, reason))
         GroupDecisionMember.objects.bulk_create(rows)
+        standing_notices_follow_links([row.observation_id for row in rows])
         result.done = len(rows)
         _settle(group, record)
     result.decision = record
@@ -395,6 +397,7 @@ def _follow_one(
         if identical:
             decision = group_decision_for(record.action, record.value)
             _apply(member, decision, record, actor, reason).save()
+            standing_notices_follow_links([member.pk])
             result.done += 1
         else:
             GroupDecisionMember.objects.create(
