@@ -40,8 +40,9 @@ from ..models import (
 from ..notices.services.follow import standing_notices_follow_links
 from ..people import person
 from ..queueing import queue_on_commit
-from ..references.groups import GroupKey
+from ..references.groups import GroupKey, reference_group_key
 from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
+from ..references.parse import parse_reference
 from ..resolution.services.catalogue_imports import store_crossref_works
 from ..states import VERIFIED_STATUSES, ResolutionStatus, ResolverSource
 from .group_counts import groups_recount, recount_on_commit
@@ -117,6 +118,44 @@ def groups_join(*, members: Mapping[uuid.UUID, tuple[GroupKey, str]]) -> list[uu
     if joined:
         queue_on_commit(FOLLOW_TASK, [[str(pk) for pk in joined]])
     return joined
+
+
+BACKFILL_BATCH = 2_000
+
+
+@dataclass
+class BackfillOutcome:
+    """How far a backfill got: references grouped, and the last one read (to go on from)."""
+
+    grouped: int = 0
+    last: uuid.UUID | None = None
+
+
+def groups_backfill(
+    *, after: uuid.UUID | None = None, batch: int = BACKFILL_BATCH
+) -> BackfillOutcome:
+    """Group one batch of references read from a reference list that have no group yet (made
+    before groups, or by a split), in primary-key order after `after`; return how far it got.
+
+    One transaction per batch: a stopped backfill keeps what it did and goes on from `last`.
+    """
+    outcome = BackfillOutcome()
+    rows = list(
+        Observation.objects.filter(raw_text__isnull=False, group_membership__isnull=True)
+        .filter(**({"pk__gt": after} if after is not None else {}))
+        .order_by("pk")
+        .values_list("pk", "raw_text", "normalized_text")[:batch]
+    )
+    if not rows:
+        return outcome
+    members = {
+        pk: (reference_group_key(parse_reference(raw), normalized), raw)
+        for pk, raw, normalized in rows
+    }
+    with transaction.atomic():
+        groups_join(members=members)
+    outcome.grouped, outcome.last = len(rows), rows[-1][0]
+    return outcome
 
 
 # --- the decision ----------------------------------------------------------------------------

@@ -5,16 +5,24 @@ identical text, proposed otherwise) with evidence naming the group decision."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from django.apps import apps
+from django.core.management import call_command
 from django.utils import timezone
 
 from curation.audit import Actor
-from curation.models import GroupDecisionMember, Observation, Paper, ReferenceGroup
+from curation.models import (
+    GroupDecisionMember,
+    Observation,
+    Paper,
+    ReferenceGroup,
+    ReferenceGroupMember,
+)
 from curation.selectors import group_queue, queue_rates
 from curation.services import reference_list_import
 from curation.services.observations import observation_set_state
@@ -225,3 +233,17 @@ def test_queue_rates_count_decisions_and_say_when_the_queue_is_empty(
     assert (groups.size, groups.decisions, groups.settled) == (1, 1, 3)
     assert groups.per_hour == 0.5 and groups.hours_to_empty == 2.0
     assert references.decisions == 1 and references.settled == 3
+
+
+def test_references_from_before_groups_are_grouped_by_the_backfill_command(
+    cited: ReferenceGroup, django_capture_on_commit_callbacks: Any
+) -> None:
+    ReferenceGroupMember.objects.all().delete()  # as before groups existed
+    ReferenceGroup.objects.all().delete()
+    out = io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("group_references", "--batch", "2", stdout=out)
+    assert "done: 4 references grouped" in out.getvalue()
+    group = group_of_text(SILENT)
+    assert group_of_text(SILENT_OTHER) == group
+    assert (group.size, group.undecided) == (3, 3)
