@@ -149,7 +149,7 @@ def groups_backfill(
     if not rows:
         return outcome
     members = {
-        pk: (reference_group_key(parse_reference(raw), normalized), raw)
+        pk: (reference_group_key(parse_reference(raw or ""), normalized), raw or "")
         for pk, raw, normalized in rows
     }
     with transaction.atomic():
