@@ -382,7 +382,9 @@ class GroupDecisionMember(models.Model):
     """What a group decision did to one member: applied (with the revisions it moved between,
     for Undo), or proposed (a member that joined later with other text: a curator confirms)."""
 
-    APPLIED, PROPOSED = "applied", "proposed"
+    # applied (Undo reverts it), proposed (joined with other text), then after an Undo:
+    # undone (reverted) or kept (changed since: left as it is).
+    APPLIED, PROPOSED, UNDONE, KEPT = "applied", "proposed", "undone", "kept"
     decision = models.ForeignKey(GroupDecision, on_delete=models.CASCADE, related_name="members")
     observation = models.ForeignKey(Observation, on_delete=models.CASCADE, related_name="+")
     state = models.CharField(max_length=16)

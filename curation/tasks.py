@@ -40,3 +40,19 @@ def group_decisions_follow(self: Task, observation_ids: list[str]) -> dict[str, 
         observation_ids=observation_ids, actor=Actor.for_task(self)
     )
     return {"applied": outcome.done, "proposed": outcome.proposed, "failed": len(outcome.skipped)}
+
+
+@shared_task(bind=True, name="curation.tasks.group_decision_continue", acks_late=True)
+def group_decision_continue(self: Task, decision_id: int) -> dict[str, int]:
+    """Decide the next chunk of a group's members; a re-delivery decides what is left."""
+    outcome = reference_groups.group_decision_continue(
+        decision_id=decision_id, task_id=self.request.id
+    )
+    return {"decided": outcome.done, "more": int(outcome.queued)}
+
+
+@shared_task(bind=True, name="curation.tasks.group_undo_continue", acks_late=True)
+def group_undo_continue(self: Task, decision_id: int) -> dict[str, int]:
+    """Revert the next chunk of an undone group decision; a re-delivery reverts what is left."""
+    outcome = reference_groups.group_undo_continue(decision_id=decision_id, task_id=self.request.id)
+    return {"reverted": outcome.done, "more": int(outcome.queued)}

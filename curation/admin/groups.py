@@ -32,7 +32,7 @@ from curation.selectors import (
     queue_rates,
 )
 from curation.services.observations import CurationError
-from curation.services.reference_groups import StaleGroup, group_decide, group_undo
+from curation.services.reference_groups import GroupResult, StaleGroup, group_decide, group_undo
 from curation.states import ChangeSource
 
 from .forms import STATE_CHOICES
@@ -90,6 +90,12 @@ def undo_form(request: HttpRequest, group: ReferenceGroup) -> SafeString:
         get_token(request),
         group.revision,
         group.pk,
+    )
+
+
+def _going_on(outcome: GroupResult) -> str:
+    return (
+        "; the others follow in the background, a few hundred at a time" if outcome.queued else ""
     )
 
 
@@ -197,8 +203,9 @@ class ReferenceGroupAdmin(admin.ModelAdmin):
         messages.success(
             request,
             format_html(
-                "Decided {} references of the group at once.{} {}",
+                "Decided {} references of the group at once{}.{} {}",
                 outcome.done,
+                _going_on(outcome),
                 _skipped(outcome.skipped),
                 undo_form(request, decided),
             ),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -44,7 +44,7 @@ from ..references.groups import GroupKey, reference_group_key
 from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_identifier
 from ..references.parse import parse_reference
 from ..resolution.services.catalogue_imports import store_crossref_works
-from ..states import VERIFIED_STATUSES, ResolutionStatus, ResolverSource
+from ..states import VERIFIED_STATUSES, ChangeSource, ResolutionStatus, ResolverSource
 from .group_counts import groups_recount, recount_on_commit
 from .observation_groups import GroupOutcome, label, lock_in_order
 from .observations import (
@@ -69,7 +69,7 @@ class GroupResult(GroupOutcome):
 
     decision: GroupDecision | None = None
     proposed: int = 0
-    notes: list[str] = field(default_factory=list)
+    queued: bool = False  # members left for the jobs that go on (GROUP_CHUNK at a time)
 
 
 class StaleGroup(CurationError):
@@ -303,6 +303,16 @@ def group_decide(
     return _group_decide(group_id, decision, expected_revision, actor, reason)
 
 
+# A web request decides (or undoes) this many members in its own transaction; the rest go on in
+# jobs of this many each, queued on commit. Measured (bench/bench_groups.py): about 10-30 ms a
+# member on a loaded two-core machine, so a group cited by thousands of papers would hold a
+# request, and the group's row lock, for a minute.
+GROUP_CHUNK = 200
+CONTINUE_TASK = "curation.tasks.group_decision_continue"
+UNDO_CONTINUE_TASK = "curation.tasks.group_undo_continue"
+_SKIPPED_NAMED = 20
+
+
 @transaction.atomic
 def _group_decide(
     group_id: int, decision: _Decision, expected_revision: int, actor: Actor, reason: str
@@ -312,6 +322,8 @@ def _group_decide(
         group = _locked_group(group_id, expected_revision)
         if group.decision_id is not None:
             raise StaleGroup("this group is decided already: undo that decision first")
+        if _undo_going_on(group):
+            raise StaleGroup("the undo of this group's last decision is still going on: reload")
         record = GroupDecision.objects.create(
             group=group,
             action=decision.action,
@@ -321,23 +333,82 @@ def _group_decide(
             user_id=actor.user_id,
             decided_at=timezone.now(),
         )
-        rows = []
-        for member in lock_in_order(Q(group_membership__group=group)):
-            if member.retired_at is not None:
-                continue
-            if member.pinned:
-                result.skipped.append(
-                    f"{label(member)}: decided on its own by "
-                    f"{describe_change(last_change(member.pk))}"
-                )
-                continue
-            rows.append(_apply(member, decision, record, actor, reason))
-        GroupDecisionMember.objects.bulk_create(rows)
-        standing_notices_follow_links([row.observation_id for row in rows])
-        result.done = len(rows)
+        result.skipped = _decided_on_their_own(group)
         _settle(group, record)
+        _decide_chunk(group, record, decision, actor, reason, result)
     result.decision = record
     return result
+
+
+def _decided_on_their_own(group: ReferenceGroup) -> list[str]:
+    """Return the live members a curator decided on their own (left alone), the first named."""
+    pinned = Observation.objects.filter(
+        group_membership__group=group, retired_at__isnull=True, pinned=True
+    ).select_related("paper")
+    named = [
+        f"{label(member)}: decided on its own by {describe_change(last_change(member.pk))}"
+        for member in pinned.order_by("pk")[:_SKIPPED_NAMED]
+    ]
+    more = pinned.count() - len(named) if len(named) == _SKIPPED_NAMED else 0
+    return [*named, f"and {more} more decided on their own"] if more else named
+
+
+def _decide_chunk(
+    group: ReferenceGroup,
+    record: GroupDecision,
+    decision: _Decision,
+    actor: Actor,
+    reason: str,
+    result: GroupResult,
+) -> None:
+    """Decide the next GROUP_CHUNK undecided members (primary-key order, locked in that order);
+    queue the next chunk on commit when more are left."""
+    members = list(
+        Observation.objects.select_for_update(of=("self",))
+        .select_related("paper", "resolution")
+        .filter(group_membership__group=group, retired_at__isnull=True, pinned=False)
+        # One proposed this decision (it joined with other text) waits for a curator.
+        .exclude(pk__in=record.members.values("observation_id"))
+        .order_by("pk")[: GROUP_CHUNK + 1]
+    )
+    rows = [_apply(member, decision, record, actor, reason) for member in members[:GROUP_CHUNK]]
+    GroupDecisionMember.objects.bulk_create(rows)
+    standing_notices_follow_links([row.observation_id for row in rows])
+    groups_recount([group.pk])
+    result.done += len(rows)
+    if len(members) > GROUP_CHUNK:
+        result.queued = True
+        queue_on_commit(CONTINUE_TASK, [record.pk])
+
+
+def group_decision_continue(*, decision_id: int, task_id: str | None = None) -> GroupResult:
+    """Decide the next chunk of a group decision's members, as its curator, for the same reason.
+
+    Idempotent: the members left are the undecided ones, so a re-delivered job decides what is
+    left, and one whose decision was undone meanwhile does nothing.
+    """
+    result = GroupResult()
+    with transaction.atomic():
+        record = GroupDecision.objects.select_related("group").get(pk=decision_id)
+        # Who decided stays the curator; where from is the job that carries it on.
+        actor = Actor(record.actor, ChangeSource.TASK, record.user_id, task_id)
+        with audited(actor, record.reason):
+            group = ReferenceGroup.objects.select_for_update().get(pk=record.group_id)
+            if group.decision_id != record.pk:
+                return result  # undone meanwhile: nothing more to decide
+            decision = group_decision_for(record.action, record.value)
+            _decide_chunk(group, record, decision, actor, record.reason, result)
+    result.decision = record
+    return result
+
+
+def _undo_going_on(group: ReferenceGroup) -> bool:
+    """Return whether an undone decision of this group still has members to revert."""
+    return GroupDecisionMember.objects.filter(
+        decision__group=group,
+        decision__undone_at__isnull=False,
+        state=GroupDecisionMember.APPLIED,
+    ).exists()
 
 
 @transaction.atomic
@@ -350,8 +421,10 @@ def group_undo(
 ) -> GroupResult:
     """Undo a group's decision: every member it changed goes back to its revision before.
 
-    A member changed since (by anything but a notice check) keeps what it has now and is
-    reported; the decision is marked undone, so members joining later no longer get it.
+    The decision is marked undone at once (members joining later no longer get it, a chunk
+    still queued decides nothing more); the members go back GROUP_CHUNK at a time, the rest in
+    jobs queued on commit. A member changed since (by anything but a notice check) keeps what
+    it has now and is reported.
     """
     result = GroupResult()
     with audited(actor, reason):
@@ -359,28 +432,63 @@ def group_undo(
         record = group.decision
         if record is None:
             raise CurationError("this group has no decision to undo")
-        applied = {
-            m.observation_id: m for m in record.members.filter(state=GroupDecisionMember.APPLIED)
-        }
-        for member in lock_in_order(Q(pk__in=list(applied))):
-            row = applied[member.pk]
-            try:
-                current = lock(member, row.after_revision or 0)
-            except StaleRevision as stale:
-                result.skipped.append(f"{label(member)}: {stale}")
-                continue
-            observation_revert_to_revision(
-                observation=current,
-                to_revision=row.before_revision,
-                expected_revision=current.revision,
-                actor=actor,
-                reason=reason,
-            )
-            result.done += 1
         record.undone_at = timezone.now()
         record.undone_by = actor.name
         record.save(update_fields=["undone_at", "undone_by"])
         _settle(group, None)
+        _undo_chunk(group, record, actor, reason, result)
+    result.decision = record
+    return result
+
+
+def _undo_chunk(
+    group: ReferenceGroup, record: GroupDecision, actor: Actor, reason: str, result: GroupResult
+) -> None:
+    """Revert the next GROUP_CHUNK members the decision applied to; queue the rest on commit."""
+    rows = list(
+        record.members.filter(state=GroupDecisionMember.APPLIED).order_by("observation_id")[
+            : GROUP_CHUNK + 1
+        ]
+    )
+    applied = {row.observation_id: row for row in rows[:GROUP_CHUNK]}
+    for member in lock_in_order(Q(pk__in=list(applied))):
+        row = applied[member.pk]
+        try:
+            current = lock(member, row.after_revision or 0)
+        except StaleRevision as stale:
+            result.skipped.append(f"{label(member)}: {stale}")
+            row.state = GroupDecisionMember.KEPT
+            continue
+        observation_revert_to_revision(
+            observation=current,
+            to_revision=row.before_revision,
+            expected_revision=current.revision,
+            actor=actor,
+            reason=reason,
+        )
+        row.state = GroupDecisionMember.UNDONE
+        result.done += 1
+    GroupDecisionMember.objects.bulk_update(list(applied.values()), ["state"])
+    groups_recount([group.pk])
+    if len(rows) > GROUP_CHUNK:
+        result.queued = True
+        queue_on_commit(UNDO_CONTINUE_TASK, [record.pk])
+
+
+def group_undo_continue(*, decision_id: int, task_id: str | None = None) -> GroupResult:
+    """Revert the next chunk of an undone group decision's members, as the curator who undid it.
+
+    Idempotent: the members left are those still marked applied.
+    """
+    result = GroupResult()
+    with transaction.atomic():
+        record = GroupDecision.objects.select_related("group").get(pk=decision_id)
+        actor = Actor(record.undone_by, ChangeSource.TASK, None, task_id)
+        with audited(actor, UNDO_REASON):
+            group = ReferenceGroup.objects.select_for_update().get(pk=record.group_id)
+            if record.undone_at is None:
+                return result
+            _undo_chunk(group, record, actor, UNDO_REASON, result)
     result.decision = record
     return result
 

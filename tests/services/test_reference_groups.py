@@ -247,3 +247,28 @@ def test_references_from_before_groups_are_grouped_by_the_backfill_command(
     group = group_of_text(SILENT)
     assert group_of_text(SILENT_OTHER) == group
     assert (group.size, group.undecided) == (3, 3)
+
+
+def test_a_large_group_is_decided_and_undone_in_chunks_by_jobs_queued_on_commit(
+    cited: ReferenceGroup, on_commit: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("curation.services.reference_groups.GROUP_CHUNK", 2)
+    on_commit(lambda: cite("2502.00007", SILENT))  # four undecided members: two chunks
+    group = ReferenceGroup.objects.get(pk=cited.pk)
+    outcome = on_commit(lambda: decide(group, "no_canonical_record", reason="a talk"))
+    assert outcome.done == 2 and outcome.queued  # the request's own chunk
+    all_members = [*members(SILENT), *members(SILENT_OTHER)]
+    assert len(all_members) == 4 and all(m.no_canonical_record and m.pinned for m in all_members)
+    events = apps.get_model("curation", "ObservationEvent")
+    contexts = {
+        events.objects.get(pgh_obj_id=m.pk, pinned=True, pgh_label="update").pgh_context.metadata
+        ["source"] for m in all_members
+    }  # fmt: skip
+    assert contexts == {"admin", "task"}  # the curator's, then the job carrying it on
+    group.refresh_from_db()
+    undone = on_commit(
+        lambda: group_undo(group_id=group.pk, expected_revision=group.revision, actor=ALICE)
+    )
+    assert undone.done == 2 and undone.queued
+    assert not any(m.pinned for m in [*members(SILENT), *members(SILENT_OTHER)])
+    assert ReferenceGroup.objects.get(pk=cited.pk).undecided == 4
