@@ -79,6 +79,27 @@ class StaleGroup(CurationError):
 # --- membership and counts -------------------------------------------------------------------
 
 
+def _version_sets(
+    members: Mapping[uuid.UUID, tuple[GroupKey, str]],
+) -> dict[uuid.UUID, tuple[GroupKey, str]]:
+    """Return the members with a published DOI's key made its arXiv paper's (the version set:
+    a preprint and its journal version are one work), as the catalogue knows them (arXiv
+    metadata `doi`): one indexed lookup for the DOIs of the whole batch."""
+    dois = {
+        key.key.removeprefix("doi:") for key, _ in members.values() if key.key.startswith("doi:")
+    }
+    if not dois:
+        return dict(members)
+    preprints = dict(Paper.objects.filter(doi__in=sorted(dois)).values_list("doi", "arxiv_id"))
+    moved = {}
+    for pk, (key, text) in members.items():
+        arxiv_id = (
+            preprints.get(key.key.removeprefix("doi:")) if key.key.startswith("doi:") else None
+        )
+        moved[pk] = (GroupKey(f"arxiv:{arxiv_id}", key.kind), text) if arxiv_id else (key, text)
+    return moved
+
+
 def groups_join(*, members: Mapping[uuid.UUID, tuple[GroupKey, str]]) -> list[uuid.UUID]:
     """Put new observations in their groups: `members` maps each to its key and its text.
 
@@ -90,6 +111,7 @@ def groups_join(*, members: Mapping[uuid.UUID, tuple[GroupKey, str]]) -> list[uu
     """
     if not members:
         return []
+    members = _version_sets(members)
     labels: dict[str, tuple[str, str]] = {}
     for key, text in members.values():
         labels.setdefault(key.key, (key.kind, text[:_LABEL_CHARS]))

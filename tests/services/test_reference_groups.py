@@ -272,3 +272,19 @@ def test_a_large_group_is_decided_and_undone_in_chunks_by_jobs_queued_on_commit(
     assert undone.done == 2 and undone.queued
     assert not any(m.pinned for m in [*members(SILENT), *members(SILENT_OTHER)])
     assert ReferenceGroup.objects.get(pk=cited.pk).undecided == 4
+
+
+def test_a_journal_doi_and_its_arxiv_preprint_are_one_group(on_commit: Any) -> None:
+    now = timezone.now()
+    Paper.objects.create(
+        arxiv_id="2301.00009", title="Gradient compression at scale", doi="10.1145/3581784.1",
+        first_author="lee", year=2023, in_catalogue=True, submitted_at=now,
+    )  # fmt: skip
+    on_commit(
+        lambda: cite("2503.00001", "K. Lee. Gradient compression. SC 2023. doi:10.1145/3581784.1")
+    )
+    on_commit(
+        lambda: cite("2503.00002", "K. Lee. Gradient compression at scale. arXiv:2301.00009v3")
+    )
+    group = ReferenceGroup.objects.get(key="arxiv:2301.00009")
+    assert (group.size, group.undecided) == (2, 2)
