@@ -131,39 +131,44 @@ def _large_group(members: int) -> None:
     # The request's own chunk, then each job's, timed apart: the jobs are run here one after
     # another (as one worker would) instead of being queued.
     reference_groups.queue_on_commit = lambda task, args: queued.append(args[0])  # type: ignore[assignment]
-    with counted() as statements:
-        started = time.perf_counter()
-        outcome = reference_groups.group_decide(
+    decided = _with_jobs(
+        "one group decision",
+        lambda: reference_groups.group_decide(
             group_id=group.pk, action="link", value="arXiv:2301.00001",
             expected_revision=group.revision, actor=curator, reason="bench: every spelling",
-        )  # fmt: skip
-        request = time.perf_counter() - started
-        done, jobs = outcome.done, 0
-        while queued:
-            done += reference_groups.group_decision_continue(decision_id=queued.pop()).done
-            jobs += 1
-        total = time.perf_counter() - started
-    print(f"  one group decision: {done:,} references; the request {request:.2f} s "
-          f"({outcome.done} references), then {jobs} jobs: {total:.2f} s in all "
-          f"({total / max(done, 1) * 1000:.1f} ms and {statements[0] / max(done, 1):.1f} "
-          f"statements a reference)")  # fmt: skip
-    print(f"  decisions per citation settled: 1 / {done:,} = {1 / max(done, 1):.4f}")
+        ),
+        reference_groups.group_decision_continue,
+        queued,
+    )  # fmt: skip
+    print(f"  decisions per citation settled: 1 / {decided:,} = {1 / max(decided, 1):.4f}")
     group.refresh_from_db()
+    _with_jobs(
+        "its Undo",
+        lambda: reference_groups.group_undo(
+            group_id=group.pk, expected_revision=group.revision, actor=curator
+        ),
+        reference_groups.group_undo_continue,
+        queued,
+    )
+
+
+def _with_jobs(name: str, request: Any, job: Any, queued: list[int]) -> int:
+    """Time the request, then each job it queued run here in turn; print and return the total."""
     with counted() as statements:
         started = time.perf_counter()
-        undone = reference_groups.group_undo(
-            group_id=group.pk, expected_revision=group.revision, actor=curator
-        )
-        request = time.perf_counter() - started
-        done, jobs = undone.done, 0
+        first = request().done
+        took = time.perf_counter() - started
+        done, jobs = first, 0
         while queued:
-            done += reference_groups.group_undo_continue(decision_id=queued.pop()).done
+            done += job(decision_id=queued.pop()).done
             jobs += 1
         total = time.perf_counter() - started
     print(
-        f"  its Undo: {done:,} references; the request {request:.2f} s, then {jobs} jobs: "
-        f"{total:.2f} s in all ({statements[0] / max(done, 1):.1f} statements a reference)"
+        f"  {name}: {done:,} references; the request {took:.2f} s ({first} references), then "
+        f"{jobs} jobs: {total:.2f} s in all ({total / max(done, 1) * 1000:.1f} ms and "
+        f"{statements[0] / max(done, 1):.1f} statements a reference)"
     )
+    return done
 
 
 @contextmanager
