@@ -55,11 +55,36 @@ def groups_recount(group_ids: Collection[int]) -> None:
             cursor.execute(_RECOUNT, [ids])
 
 
+class _Recount:
+    """The one recount a transaction queues: later writes in it add their groups to it."""
+
+    def __init__(self, ids: set[int]) -> None:
+        self.ids = ids
+        self.ran = False
+
+    def __call__(self) -> None:
+        self.ran = True
+        groups_recount(self.ids)
+
+
 def recount_on_commit(group_ids: Collection[int]) -> None:
-    """Recount these groups once the current transaction commits (at once outside one)."""
-    ids = sorted(set(group_ids))
-    if ids:
-        transaction.on_commit(lambda: groups_recount(ids))
+    """Recount these groups once the current transaction commits (at once outside one).
+
+    One recount per transaction, however many writes ask: an Undo of 200 members would
+    otherwise count the same group 200 times after it commits. (Django drops the callbacks
+    of a transaction or savepoint that rolls back; a group added here to a recount queued in
+    a savepoint that then rolls back is counted at the next write to it.)
+    """
+    ids = set(group_ids)
+    if not ids:
+        return
+    connection_ = transaction.get_connection()
+    if connection_.in_atomic_block:
+        for _, queued, _ in connection_.run_on_commit:
+            if isinstance(queued, _Recount) and not queued.ran:
+                queued.ids |= ids
+                return
+    transaction.on_commit(_Recount(ids))
 
 
 def recount_groups_of(observations: Collection[Observation]) -> None:
