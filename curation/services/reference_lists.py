@@ -25,6 +25,7 @@ from ..references.identifiers import required_arxiv_id
 from ..references.normalize import normalize_reference_text
 from ..references.parse import ParsedReference, parse_reference
 from ..statistics import analyze_after_commit
+from .group_counts import recount_groups_of
 from .reference_groups import groups_join
 
 REFERENCE_LIST_SOURCE = "reference_list"
@@ -151,6 +152,8 @@ def reference_list_import(
                 outcome.retired += 1
         if supersede_imported and references:
             _supersede_imported(paper, source, now, outcome)
+        if outcome.retired or outcome.restored:  # live members of their groups changed
+            recount_groups_of(list(existing.values()))
     analyze_after_commit(Observation, Paper)
     return outcome
 

@@ -288,3 +288,13 @@ def test_a_journal_doi_and_its_arxiv_preprint_are_one_group(on_commit: Any) -> N
     )
     group = ReferenceGroup.objects.get(key="arxiv:2301.00009")
     assert (group.size, group.undecided) == (2, 2)
+
+
+def test_a_reference_retired_by_a_reimport_leaves_its_group_count(
+    cited: ReferenceGroup, on_commit: Any
+) -> None:
+    on_commit(lambda: cite("2501.00002", "a different reference now"))  # SILENT disappeared
+    group = ReferenceGroup.objects.get(pk=cited.pk)
+    assert (group.size, group.undecided) == (2, 2)
+    on_commit(lambda: cite("2501.00002", SILENT))  # and came back
+    assert ReferenceGroup.objects.get(pk=cited.pk).size == 3
