@@ -87,6 +87,35 @@ def recount_on_commit(group_ids: Collection[int]) -> None:
     transaction.on_commit(_Recount(ids))
 
 
+def _add_members(joined: dict[int, int]) -> None:
+    """Count new members in (live, undecided, without notices yet): rows locked in id order."""
+    ids = sorted(joined)
+    with transaction.atomic():
+        list(
+            ReferenceGroup.objects.select_for_update()
+            .filter(pk__in=ids)
+            .order_by("pk")
+            .values("pk")
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE curation_referencegroup g SET size = g.size + j.n, "
+                "undecided = g.undecided + j.n, counted_at = now() "
+                "FROM unnest(%s::bigint[], %s::int[]) AS j(id, n) WHERE g.id = j.id",
+                [ids, [joined[i] for i in ids]],
+            )
+
+
+def members_joined_on_commit(joined: dict[int, int]) -> None:
+    """Add new members to their groups' counts once the transaction commits.
+
+    An increment, not a recount: a work cited by tens of thousands of papers gains a member
+    with each import, and counting all its members each time would grow with the group.
+    """
+    if joined:
+        transaction.on_commit(lambda: _add_members(dict(joined)))
+
+
 def recount_groups_of(observations: Collection[Observation]) -> None:
     """Recount the groups of these observations once the current transaction commits."""
     ids = ReferenceGroupMember.objects.filter(

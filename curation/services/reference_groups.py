@@ -20,6 +20,7 @@ them on the same group wait for each other instead of deadlocking.
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +46,7 @@ from ..references.identifiers import canonical_arxiv_id, canonical_doi, curated_
 from ..references.parse import parse_reference
 from ..resolution.services.catalogue_imports import store_crossref_works
 from ..states import VERIFIED_STATUSES, ChangeSource, ResolutionStatus, ResolverSource
-from .group_counts import groups_recount, recount_on_commit
+from .group_counts import groups_recount, members_joined_on_commit, recount_on_commit
 from .observation_groups import GroupOutcome, label, lock_in_order
 from .observations import (
     UNDO_REASON,
@@ -123,14 +124,13 @@ def groups_join(*, members: Mapping[uuid.UUID, tuple[GroupKey, str]]) -> list[uu
         ignore_conflicts=True,
     )
     groups = dict(ReferenceGroup.objects.filter(key__in=list(labels)).values_list("key", "pk"))
-    ReferenceGroupMember.objects.bulk_create(
+    created = ReferenceGroupMember.objects.bulk_create(
         [
             ReferenceGroupMember(observation_id=pk, group_id=groups[key.key])
             for pk, (key, _) in members.items()
-        ],
-        ignore_conflicts=True,
+        ]  # new references, or ones the backfill found without a group: never members yet
     )
-    recount_on_commit(groups.values())
+    members_joined_on_commit(Counter(row.group_id for row in created))
     decided = set(
         ReferenceGroup.objects.filter(pk__in=groups.values(), decision__isnull=False).values_list(
             "pk", flat=True
@@ -329,7 +329,7 @@ def group_decide(
 # jobs of this many each, queued on commit. Measured (bench/bench_groups.py): about 10-30 ms a
 # member on a loaded two-core machine, so a group cited by thousands of papers would hold a
 # request, and the group's row lock, for a minute.
-GROUP_CHUNK = 200
+GROUP_CHUNK = 100
 CONTINUE_TASK = "curation.tasks.group_decision_continue"
 UNDO_CONTINUE_TASK = "curation.tasks.group_undo_continue"
 _SKIPPED_NAMED = 20
