@@ -35,6 +35,11 @@ UPDATE curation_referencegroup g
 """
 
 
+def _lock_in_order(ids: list[int]) -> None:
+    """Lock these group rows in id order (an UPDATE alone locks in whatever order it scans)."""
+    list(ReferenceGroup.objects.select_for_update().filter(pk__in=ids).order_by("pk").values("pk"))
+
+
 def groups_recount(group_ids: Collection[int]) -> None:
     """Recount the members of these groups (live, undecided, with notices).
 
@@ -45,12 +50,7 @@ def groups_recount(group_ids: Collection[int]) -> None:
     if not ids:
         return
     with transaction.atomic():
-        list(
-            ReferenceGroup.objects.select_for_update()
-            .filter(pk__in=ids)
-            .order_by("pk")
-            .values("pk")
-        )
+        _lock_in_order(ids)
         with connection.cursor() as cursor:
             cursor.execute(_RECOUNT, [ids])
 
@@ -91,12 +91,7 @@ def _add_members(joined: dict[int, int]) -> None:
     """Count new members in (live, undecided, without notices yet): rows locked in id order."""
     ids = sorted(joined)
     with transaction.atomic():
-        list(
-            ReferenceGroup.objects.select_for_update()
-            .filter(pk__in=ids)
-            .order_by("pk")
-            .values("pk")
-        )
+        _lock_in_order(ids)
         with connection.cursor() as cursor:
             cursor.execute(
                 "UPDATE curation_referencegroup g SET size = g.size + j.n, "
