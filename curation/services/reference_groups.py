@@ -105,7 +105,7 @@ def groups_join(*, members: Mapping[uuid.UUID, tuple[GroupKey, str]]) -> list[uu
     """Put new observations in their groups: `members` maps each to its key and its text.
 
     Groups are made when missing (keys in sorted order, so concurrent imports never deadlock
-    on them), and recounted. Return the observations that joined a group with a decision: the
+    on them); the new members are added to their counts on commit. Return the observations that joined a group with a decision: the
     caller's transaction queues them for group_decisions_follow on commit.
 
     Call inside the audit context of the import that created the observations.
