@@ -567,22 +567,22 @@ def queue_rates(*, hours: int = RATE_WINDOW_HOURS) -> list[QueueRate]:
     """Return the group queue's and the "to fix" queue's sizes and rates over the last hours."""
     since = timezone.now() - timedelta(hours=hours)
     groups, groups_estimated = estimated_count(group_queue())
-    decided = GroupDecision.objects.filter(decided_at__gte=since)
+    # An undone decision emptied nothing: only standing (or finished) ones count.
+    decided = GroupDecision.objects.filter(decided_at__gte=since, undone_at__isnull=True)
     settled_by_groups = GroupDecisionMember.objects.filter(
         decision__in=decided, state=GroupDecisionMember.APPLIED
     ).count()
     to_fix, to_fix_estimated = estimated_count(queue_observations("to_fix"))
-    contexts = _curator_contexts(since)
-    settled = (
-        event_model("Observation")
-        .objects.filter(pgh_context_id__in=contexts.values("pk"), pinned=True)
-        .values("pgh_obj_id")
-        .distinct()
-        .count()
+    # A curator's change that decided references (pinned them): an undo or a notice review
+    # takes nothing off the queue.
+    pinned = event_model("Observation").objects.filter(
+        pgh_context_id__in=_curator_contexts(since).values("pk"), pinned=True
     )
+    decisions = pinned.values("pgh_context_id").distinct().count()
+    settled = pinned.values("pgh_obj_id").distinct().count()
     return [
         QueueRate(
             "groups to decide", groups, groups_estimated, decided.count(), settled_by_groups, hours
         ),
-        QueueRate("references to fix", to_fix, to_fix_estimated, contexts.count(), settled, hours),
+        QueueRate("references to fix", to_fix, to_fix_estimated, decisions, settled, hours),
     ]

@@ -298,3 +298,12 @@ def test_a_reference_retired_by_a_reimport_leaves_its_group_count(
     assert (group.size, group.undecided) == (2, 2)
     on_commit(lambda: cite("2501.00002", SILENT))  # and came back
     assert ReferenceGroup.objects.get(pk=cited.pk).size == 3
+
+
+def test_an_undone_group_decision_empties_no_group_queue(cited: ReferenceGroup, on_commit: Any) -> None:
+    decide(cited, "no_canonical_record", reason="a talk")
+    group = ReferenceGroup.objects.get(pk=cited.pk)
+    on_commit(lambda: group_undo(group_id=group.pk, expected_revision=group.revision, actor=ALICE))
+    groups, references = queue_rates(hours=2)
+    assert (groups.decisions, groups.settled, groups.hours_to_empty) == (0, 0, None)
+    assert (references.decisions, references.settled) == (1, 3)  # the decision, not its undo
