@@ -23,6 +23,7 @@ from .models import (
     Observation,
     Paper,
     ReferenceGroup,
+    ReferenceGroupMember,
 )
 from .permissions import CURATORS
 from .search import text_matches
@@ -527,6 +528,35 @@ def group_proposals(group: ReferenceGroup) -> list[GroupDecisionMember]:
         .select_related("observation__paper")
         .order_by("created_at")[:100]
     )
+
+
+@dataclass(frozen=True)
+class GroupNote:
+    """What a reference's page says of its group: the group, and the group decision proposed
+    for it (it joined a decided group with other text), if any."""
+
+    group: ReferenceGroup
+    proposal: GroupDecisionMember | None
+
+
+def group_note(observation: Observation) -> GroupNote | None:
+    """Return the group of the reference when it has other live members, or None."""
+    membership = (
+        ReferenceGroupMember.objects.select_related("group__decision")
+        .filter(observation_id=observation.pk, group__size__gte=2)
+        .first()
+    )
+    if membership is None:
+        return None
+    group = membership.group
+    proposal = None
+    if group.decision_id is not None:
+        proposal = GroupDecisionMember.objects.filter(
+            decision_id=group.decision_id,
+            observation_id=observation.pk,
+            state=GroupDecisionMember.PROPOSED,
+        ).first()
+    return GroupNote(group, proposal)
 
 
 RATE_WINDOW_HOURS = 24

@@ -119,3 +119,24 @@ def test_a_link_needs_an_identifier_and_read_only_staff_cannot_decide(
     )
     assert response.status_code == 404
     assert not Observation.objects.filter(pinned=True).exists()
+
+
+def test_a_reference_page_names_its_group_and_the_decision_proposed_for_it(
+    alice: Client,
+    groups_to_decide: tuple[ReferenceGroup, ReferenceGroup],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    silent, _ = groups_to_decide
+    with django_capture_on_commit_callbacks(execute=True):
+        alice.post(
+            group_url(silent),
+            {"revision": silent.revision, "decision": "link", "identifier": "2301.00001",
+             "reason": "the SC paper"},
+        )  # fmt: skip
+        cite("2502.00009", "Smith J. Silent data corruption in large training runs, 2023")
+    joined = Observation.objects.get(paper__arxiv_id="2502.00009")
+    page = alice.get(f"/admin/curation/observation/{joined.pk}/change/").content.decode()
+    note = re.search(r'<p class="cr-note cr-wrap" id="cr-group-note">(.*?)</p>', page, re.S)
+    assert note is not None
+    assert "One of 4 references citing the same work (1 undecided)" in note.group(1)
+    assert "Proposed for this one:" in note.group(1) and "the SC paper" in note.group(1)
