@@ -13,7 +13,10 @@ figure, not a person's reading time). Widths are document.documentElement.scroll
 curator screen (queue, observation page, history, admin index, notice queue and review) in a
 1,280 px and a 390 px window (tests/admin/test_notice_review_page.py adds the notice pages). Prints the figures; the scenario itself
 asserts every outcome in the database and the history, and fails above 2 actions per decision
-or on a page wider than its window.
+or on a page wider than its window. The group scenario (tests/admin/test_browser_groups.py)
+decides a group of references citing one work in two spellings across four papers, once per
+window width, and adds the decisions per citation settled (one decision for the whole group)
+and the group screens' widths.
 """
 
 from __future__ import annotations
@@ -26,8 +29,13 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# The scenario first (it writes the figures), then the notice review page (adds its widths).
-SCENARIO = ["tests/admin/test_curator_flow.py", "tests/admin/test_notice_review_page.py"]
+# The scenario first (it writes the figures), then the notice review page (adds its widths),
+# then the group queue (adds its decisions, the citations they settled, and its widths).
+SCENARIO = [
+    "tests/admin/test_curator_flow.py",
+    "tests/admin/test_notice_review_page.py",
+    "tests/admin/test_browser_groups.py",
+]
 
 
 def main() -> int:
@@ -48,6 +56,10 @@ def main() -> int:
     print(f"actions               {figures['actions']}")
     print(f"actions per decision  {figures['actions_per_decision']}  (target <= 2)")
     print(f"seconds per decision  {figures['seconds_per_decision']}")
+    if figures.get("group_citations_settled"):
+        decided, settled = figures["group_decisions"], figures["group_citations_settled"]
+        print(f"group decisions       {decided}, settling {settled} citations")
+        print(f"decisions per citation settled  {decided / settled:.3f}  (one per reference: 1)")
     print("page widths (px) in a 1,280 / 390 px window:")
     for name, widths in figures["page_widths"].items():
         print(f"  {name:<15} {widths['1280']:>5} / {widths['390']:>4}")

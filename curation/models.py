@@ -309,3 +309,120 @@ class StandingSource(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# --- groups: references citing the same thing across papers, decided once (issue 41) --------
+
+
+class ReferenceGroup(models.Model):
+    """References that cite the same thing across papers (curation/references/groups.py keys).
+
+    A derived table, kept by the group services (curation/services/reference_groups.py): its
+    counts are what the group queue sorts on, so "largest undecided groups first" is one index
+    range (group_queue) instead of a count over millions of observations. Not history-tracked:
+    what is curated here is the decision (GroupDecision) and the members' own histories.
+    """
+
+    key = models.CharField(max_length=255, unique=True)
+    kind = models.CharField(max_length=16)
+    label = models.TextField(help_text="A member's reference text, as the queue shows the group")
+    size = models.PositiveIntegerField(default=0, help_text="Live members")
+    undecided = models.PositiveIntegerField(
+        default=0, help_text="Live members no curator decided: the citations one decision fixes"
+    )
+    noticed = models.PositiveIntegerField(
+        default=0, help_text="Live members whose work has standing-notice events"
+    )
+    decision = models.ForeignKey(
+        "GroupDecision", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    revision = models.PositiveIntegerField(
+        default=1, help_text="Bumped by each group decision and undo (no lost updates)"
+    )
+    counted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # The group queue, by impact: citations one decision fixes, then works with
+            # notices. Partial: a group no one decided with two or more undecided members.
+            models.Index(
+                F("undecided").desc(),
+                F("noticed").desc(),
+                F("id"),
+                name="group_queue",
+                condition=Q(decision__isnull=True, undecided__gte=2),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.size})"
+
+
+class ReferenceGroupMember(models.Model):
+    """Which group an observation is in (one each: the key has a precedence)."""
+
+    observation = models.OneToOneField(
+        Observation, on_delete=models.CASCADE, primary_key=True, related_name="group_membership"
+    )
+    group = models.ForeignKey(ReferenceGroup, on_delete=models.CASCADE, related_name="members")
+
+    def __str__(self) -> str:
+        return f"{self.observation_id} in {self.group_id}"
+
+
+@_tracked("groupdecision")
+class GroupDecision(models.Model):
+    """One curator decision for every member of a group: who, when, why, and what.
+
+    Each member's own decision is written through the observation decision path (pinned, its
+    own history under the same context and reason) and points here from its evidence and from
+    a GroupDecisionMember row, so the group's Undo knows what to revert.
+    """
+
+    group = models.ForeignKey(ReferenceGroup, on_delete=models.PROTECT, related_name="decisions")
+    action = models.CharField(max_length=32)
+    value = models.CharField(max_length=255, blank=True, default="")
+    reason = models.TextField()
+    actor = models.CharField(max_length=255)
+    user_id = models.IntegerField(null=True, blank=True)
+    decided_at = models.DateTimeField()
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.CharField(max_length=255, blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["decided_at"], name="groupdecision_decided_at")]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.value}".strip()
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Return who decided, as a history context names them (for people by name)."""
+        return {"actor": self.actor, "user": self.user_id}
+
+
+class GroupDecisionMember(models.Model):
+    """What a group decision did to one member: applied (with the revisions it moved between,
+    for Undo), or proposed (a member that joined later with other text: a curator confirms)."""
+
+    # applied (Undo reverts it), proposed (joined with other text), then after an Undo:
+    # undone (reverted) or kept (changed since: left as it is).
+    APPLIED, PROPOSED, UNDONE, KEPT = "applied", "proposed", "undone", "kept"
+    decision = models.ForeignKey(GroupDecision, on_delete=models.CASCADE, related_name="members")
+    observation = models.ForeignKey(Observation, on_delete=models.CASCADE, related_name="+")
+    state = models.CharField(max_length=16)
+    before_revision = models.PositiveIntegerField()
+    after_revision = models.PositiveIntegerField(null=True, blank=True)
+    evidence = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["decision", "observation"], name="groupdecisionmember_once"
+            )
+        ]
+        indexes = [models.Index(fields=["created_at"], name="groupdecisionmember_created")]
+
+    def __str__(self) -> str:
+        return f"{self.state} {self.observation_id}"

@@ -5,16 +5,26 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
 from django.core.exceptions import EmptyResultSet, ValidationError
 from django.db import connection, connections, models
 from django.db.models.fields.json import KeyTextTransform
+from django.utils import timezone
 from pghistory.models import Context, Events
 
 from .history import event_model
-from .models import CitedWork, Observation, Paper
+from .models import (
+    CitedWork,
+    GroupDecision,
+    GroupDecisionMember,
+    Observation,
+    Paper,
+    ReferenceGroup,
+    ReferenceGroupMember,
+)
 from .permissions import CURATORS
 from .search import text_matches
 from .states import ResolutionStatus
@@ -458,3 +468,152 @@ def text_condition(term: str) -> models.Q:
     if planner_rows(matches) < INDEX_FIRST_BELOW:
         return models.Q(pk__in=matches.values("pk")[:INDEX_FIRST_LIMIT])
     return text_matches(term)
+
+
+# --- groups: one decision for many, the queue of groups by impact (issue 41) --------------
+
+
+def group_queue() -> models.QuerySet[ReferenceGroup]:
+    """Return the groups no curator decided with two or more undecided members, by impact:
+    the citations one decision fixes, then the members whose work has notices (index
+    group_queue: the first page is one index range, however many groups there are)."""
+    return ReferenceGroup.objects.filter(decision__isnull=True, undecided__gte=2).order_by(
+        "-undecided", "-noticed", "id"
+    )
+
+
+def decided_groups() -> models.QuerySet[ReferenceGroup]:
+    """Return the groups with a standing decision, the latest decided first."""
+    return (
+        ReferenceGroup.objects.filter(decision__isnull=False)
+        .select_related("decision")
+        .order_by("-decision__decided_at")
+    )
+
+
+def group_by_pk(pk: int | str) -> ReferenceGroup | None:
+    """Return the group of this key with its decision, or None (a malformed key names none)."""
+    try:
+        return ReferenceGroup.objects.select_related("decision").filter(pk=int(pk)).first()
+    except ValueError:
+        return None
+
+
+def group_members(group: ReferenceGroup, *, limit: int) -> list[Observation]:
+    """Return the group's first live members (with paper and resolution), by paper."""
+    return list(
+        Observation.objects.filter(group_membership__group=group, retired_at__isnull=True)
+        .select_related("paper", "resolution", "cited_paper")
+        .order_by("paper__arxiv_id", "reference_index")[:limit]
+    )
+
+
+def group_spellings(group: ReferenceGroup, *, limit: int) -> list[tuple[str, int]]:
+    """Return the group's most frequent texts (normalised) with how many live members print each."""
+    return list(
+        Observation.objects.filter(group_membership__group=group, retired_at__isnull=True)
+        .values_list("normalized_text")
+        .annotate(n=models.Count("id"))
+        .order_by("-n", "normalized_text")[:limit]
+    )
+
+
+def group_proposals(group: ReferenceGroup) -> list[GroupDecisionMember]:
+    """Return the members proposed the group's standing decision (they joined with other text)."""
+    if group.decision_id is None:
+        return []
+    return list(
+        GroupDecisionMember.objects.filter(
+            decision_id=group.decision_id, state=GroupDecisionMember.PROPOSED
+        )
+        .select_related("observation__paper")
+        .order_by("created_at")[:100]
+    )
+
+
+@dataclass(frozen=True)
+class GroupNote:
+    """What a reference's page says of its group: the group, and the group decision proposed
+    for it (it joined a decided group with other text), if any."""
+
+    group: ReferenceGroup
+    proposal: GroupDecisionMember | None
+
+
+def group_note(observation: Observation) -> GroupNote | None:
+    """Return the group of the reference when it has other live members, or None."""
+    membership = (
+        ReferenceGroupMember.objects.select_related("group__decision")
+        .filter(observation_id=observation.pk, group__size__gte=2)
+        .first()
+    )
+    if membership is None:
+        return None
+    group = membership.group
+    proposal = None
+    if group.decision_id is not None:
+        proposal = GroupDecisionMember.objects.filter(
+            decision_id=group.decision_id,
+            observation_id=observation.pk,
+            state=GroupDecisionMember.PROPOSED,
+        ).first()
+    return GroupNote(group, proposal)
+
+
+RATE_WINDOW_HOURS = 24
+
+
+@dataclass(frozen=True)
+class QueueRate:
+    """A queue's size, how fast curators empty it, and when it will be empty at that rate."""
+
+    name: str
+    size: int
+    estimated: bool
+    decisions: int  # in the window
+    settled: int  # references settled in the window (a group decision settles many)
+    window_hours: int
+
+    @property
+    def per_hour(self) -> float:
+        """Return the decisions per hour over the window."""
+        return self.decisions / self.window_hours
+
+    @property
+    def hours_to_empty(self) -> float | None:
+        """Return the hours until the queue is empty at this rate (None: no decisions)."""
+        return self.size / self.per_hour if self.decisions else None
+
+
+def _curator_contexts(since: Any) -> models.QuerySet[Context]:
+    """Return the history contexts of curators' changes (admin, API) since a time
+    (index pgh_context_source_created: one range)."""
+    source = KeyTextTransform("source", "metadata")
+    return Context.objects.alias(source=source).filter(
+        source__in=["admin", "api"], created_at__gte=since
+    )
+
+
+def queue_rates(*, hours: int = RATE_WINDOW_HOURS) -> list[QueueRate]:
+    """Return the group queue's and the "to fix" queue's sizes and rates over the last hours."""
+    since = timezone.now() - timedelta(hours=hours)
+    groups, groups_estimated = estimated_count(group_queue())
+    # An undone decision emptied nothing: only standing (or finished) ones count.
+    decided = GroupDecision.objects.filter(decided_at__gte=since, undone_at__isnull=True)
+    settled_by_groups = GroupDecisionMember.objects.filter(
+        decision__in=decided, state=GroupDecisionMember.APPLIED
+    ).count()
+    to_fix, to_fix_estimated = estimated_count(queue_observations("to_fix"))
+    # A curator's change that decided references (pinned them): an undo or a notice review
+    # takes nothing off the queue.
+    pinned = event_model("Observation").objects.filter(
+        pgh_context_id__in=_curator_contexts(since).values("pk"), pinned=True
+    )
+    decisions = pinned.values("pgh_context_id").distinct().count()
+    settled = pinned.values("pgh_obj_id").distinct().count()
+    return [
+        QueueRate(
+            "groups to decide", groups, groups_estimated, decided.count(), settled_by_groups, hours
+        ),
+        QueueRate("references to fix", to_fix, to_fix_estimated, decisions, settled, hours),
+    ]

@@ -63,3 +63,20 @@ def shot(page: Any, name: str, folder: str = "admin") -> None:
 def page_width(page: Any) -> int:
     """Return how wide the rendered page is (wider than the window means a sideways scroll)."""
     return int(page.evaluate("document.documentElement.scrollWidth"))
+
+
+def axe_violations(page: Any) -> list[str]:
+    """Run axe-core on the page as it stands; return its violations, one line each (rule,
+    impact, how many elements, the first element's selector): an empty list is a pass.
+
+    axe-core comes inside the axe-playwright-python wheel (no download at test time). It is
+    evaluated through the DevTools protocol, as a test's own script: a script tag would be
+    refused by the page's Content Security Policy (script-src 'self'), as it should be.
+    """
+    axe = pytest.importorskip("axe_playwright_python")
+    page.evaluate((Path(axe.__file__).parent / "axe.min.js").read_text(encoding="utf-8"))
+    result = page.evaluate("async () => await axe.run(document)")
+    return [
+        f"{v['id']} ({v['impact']}, {len(v['nodes'])}x): {v['help']} at {v['nodes'][0]['target']}"
+        for v in result["violations"]
+    ]

@@ -13,7 +13,7 @@ from curation.models import Observation
 from curation.record.builder import observation_v1, record_links
 from curation.references import parse_reference
 from curation.resolution.selectors import propose, stored_disagreement
-from curation.selectors import same_text_observations
+from curation.selectors import group_note, same_text_observations
 from curation.services.observations import CurationError
 from curation.states import VERIFIED_STATUSES, ResolverSource
 
@@ -170,6 +170,7 @@ def reference_part(obj: Observation) -> dict[str, Any]:
         "evidence_json": json.dumps(evidence, indent=2, sort_keys=True, ensure_ascii=False),
         "decision_note": evidence.get("decision") if isinstance(evidence, dict) else None,
         "doi_link": _doi_link(obj, resolution),
+        "group_note": group_note(obj),
     }
 
 

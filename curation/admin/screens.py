@@ -10,9 +10,11 @@ from typing import Any
 
 WORK_QUEUE = "Work queue"
 NOTICES_TO_REVIEW = "Notices to review"
+GROUP_QUEUE = "Groups to decide"
 _BY_MODEL = {
     "curation.observation": WORK_QUEUE,
     "notices.noticereview": NOTICES_TO_REVIEW,
+    "curation.referencegroup": GROUP_QUEUE,
 }
 
 

@@ -35,6 +35,7 @@ from ..resolution.services.labels import (
 )
 from ..resolution.services.works import canonical_work
 from ..states import VERIFIED_STATUSES, ChangeSource, Origin, ResolutionStatus, ResolverSource
+from .group_counts import recount_groups_of
 
 CORRECTABLE_FIELDS = ("work_title", "work_year", "work_venue", "reference_index")
 
@@ -117,8 +118,13 @@ def write_decision(
     now: datetime,
     work: dict[str, Any] | None = None,
     extra_evidence: dict[str, Any] | None = None,
+    batched: bool = False,
 ) -> None:
-    """Write a decision: link columns, resolution with evidence, pin, revision."""
+    """Write a decision: link columns, resolution with evidence, pin, revision.
+
+    `batched`: the caller writes many decisions and then follows their notices and recounts
+    their groups once for all of them (one notice refresh per work, not one per reference).
+    """
     if cited_paper is not None and status not in VERIFIED_STATUSES:
         raise CurationError("only a verified state links a cited paper (SPEC §2)")
     previous = getattr(observation, "resolution", None)
@@ -162,7 +168,9 @@ def write_decision(
         no_match = action == "no_canonical_record"
         verdict_label(seen, targets=targets, no_match=no_match, action=action, actor=actor,
                       now=now, revision=observation.revision)  # fmt: skip
-    standing_notices_follow_links([observation.pk])  # the notice follows the decided link
+    if not batched:
+        standing_notices_follow_links([observation.pk])  # the notice follows the decided link
+        recount_groups_of([observation])  # one citation fewer to fix in its group
 
 
 def _linked_already(
@@ -403,6 +411,7 @@ def observation_retire(
         current.pinned = True
         current.revision += 1
         current.save()
+        recount_groups_of([current])
     return current
 
 
@@ -416,6 +425,7 @@ def observation_unpin(
         current.pinned = False
         current.revision += 1
         current.save(update_fields=["pinned", "revision"])
+        recount_groups_of([current])  # undecided again
     return current
 
 
@@ -464,6 +474,7 @@ def observation_revert(
         standing_notice_revert(current, event)  # the notice of that version, or the link's
         # The decisions taken back are no judgement of the resolver (issue 41 labels).
         verdict_labels_withdraw(observation_id=current.pk, after_revision=event.revision)
+        recount_groups_of([current])
     return current
 
 

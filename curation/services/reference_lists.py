@@ -20,12 +20,15 @@ from django.utils import timezone
 
 from ..audit import Actor, audited
 from ..models import Observation, ObservationListing, Paper
+from ..references.groups import GroupKey, reference_group_key
 from ..references.identifiers import required_arxiv_id
 from ..references.listed import ListedReference
 from ..references.normalize import normalize_reference_text
 from ..references.parse import ParsedReference, parse_reference
 from ..references.stored import PARSE_VERSION, stored_parse
 from ..statistics import analyze_after_commit
+from .group_counts import recount_groups_of
+from .reference_groups import groups_join
 
 REFERENCE_LIST_SOURCE = "reference_list"
 _YEARS = range(1800, 2101)
@@ -117,6 +120,7 @@ def reference_list_import(
         kept: set[uuid.UUID] = set()
         new: list[Observation] = []
         listings = _Listings()
+        keys: dict[uuid.UUID, tuple[GroupKey, str]] = {}
         for reference, number in zip(references, reference_numbers(references), strict=True):
             raw = _clean(reference.raw)
             normalized = normalize_reference_text(raw)
@@ -125,8 +129,11 @@ def reference_list_import(
             parsed = None
             if observation is None:
                 parsed = parse_reference(raw)
-                observation = _new(paper, source, parsed, normalized, seen[normalized], number, now)
+                observation, key = _new(
+                    paper, source, parsed, normalized, seen[normalized], number, now
+                )
                 new.append(observation)
+                keys[observation.pk] = (key, raw)
             else:
                 if observation.raw_text != raw or observation.pk not in parsed_now:
                     parsed = parse_reference(raw)
@@ -137,6 +144,9 @@ def reference_list_import(
         Observation.objects.bulk_create(new, batch_size=500)
         listings.write()
         outcome.created = len(new)
+        # New references join their groups; one joining a decided group is given the group's
+        # decision by a job queued on commit (curation.services.reference_groups).
+        groups_join(members=keys)
         for observation in existing.values():
             if observation.pk not in kept and observation.retired_at is None:
                 observation.retired_at = now
@@ -144,6 +154,8 @@ def reference_list_import(
                 outcome.retired += 1
         if supersede_imported and references:
             _supersede_imported(paper, source, now, outcome)
+        if outcome.retired or outcome.restored:  # live members of their groups changed
+            recount_groups_of(list(existing.values()))
     analyze_after_commit(Observation, Paper)
     return outcome
 
@@ -217,8 +229,9 @@ def _new(
     occurrence: int,
     number: int,
     now: datetime,
-) -> Observation:
-    return Observation(
+) -> tuple[Observation, GroupKey]:
+    """Return the new observation and its group (from the one parse of its text)."""
+    observation = Observation(
         paper=paper,
         source=source,
         reference_index=number,
@@ -230,6 +243,7 @@ def _new(
         changed_at=now,
         **_work_values(parsed, now),
     )
+    return observation, reference_group_key(parsed, normalized)
 
 
 def _refresh(
