@@ -18,7 +18,14 @@ from curation.resolution import catalogue
 from curation.resolution.catalogue import Candidate, TitleSearch
 from curation.resolution.conflicts import CitedFields
 from curation.resolution.text import content_tokens, k_of_n, title_norm
-from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, prescreen, validate
+from curation.resolution.validate import (
+    MIN_EXACT_KEY,
+    RawText,
+    Validation,
+    prescreen,
+    validate,
+    venue_letters_near,
+)
 from curation.resolution.venues import VenueText
 from curation.states import ResolutionStatus, ResolverSource
 
@@ -88,7 +95,12 @@ def _is_journal(parsed_title: str | None, check: Validation) -> bool:
     if parsed_title is None or len(_TITLE_WORD.findall(parsed_title)) < 2:
         return True
     venue = VenueText(parsed_title)
-    return any(venue.contains(k) for k in check.candidate.venue_keys)
+    if any(venue.contains(k) for k in check.candidate.venue_keys):
+        return True
+    # "Studies in Fam ily Planning": a journal OCR damaged, read as the title. Its letters are
+    # the candidate's journal nearly letter for letter (and the string's volume and first page
+    # are the candidate's: check.locator).
+    return check.locator and venue_letters_near(parsed_title, check.candidate)
 
 
 def _passes(check: Validation, parsed_title: str | None) -> bool:

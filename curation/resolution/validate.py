@@ -39,6 +39,12 @@ _NOT_LETTER = re.compile(r"[^a-z]+")
 VENUE_LETTERS_MIN = 12  # a journal name this long is found by its letters through spacing damage
 VENUE_LETTERS_FOUND = 92.0  # aligned similarity (0-100) of the letters: OCR damage inside words
 MIN_EXACT_KEY = 20  # shorter titles must stand as whole words in the string to count as found
+# A journal key this long is also found with OCR damage inside its abbreviated words
+# ("J Al1ergy Clin Immunol", "Bioinforrnatics"): aligned similarity of the keys (0-100).
+# Only ever with the first author, the volume and the first page found too (validate).
+VENUE_NEAR_MIN = 8
+VENUE_NEAR_FOUND = 86.0
+_OCR_LETTERS = re.compile(r"rn")  # "Immunopharrnacol": OCR reads "m" as "rn"
 
 
 class RawText:
@@ -112,6 +118,9 @@ class Validation:
         return self.title_exact or self.title_span is not None
 
     locator: bool = False  # the journal, and its volume followed by its first page
+    # The journal found only through damage (_venue_near): it places the volume and first page
+    # only together with the first author (validate).
+    venue_near: bool = False
 
     @property
     def support(self) -> int:
@@ -155,6 +164,7 @@ class Validation:
             "volume_found": self.volume,
             "first_page_found": self.first_page,
             "venue_found": self.venue,
+            **({"venue_nearly_found": True} if self.venue_near else {}),
             **({"conflicts": self.conflicts} if self.conflicts else {}),
             **({"container_differs": True} if self.container_differs else {}),
             "score": round(self.score, 1),
@@ -318,6 +328,27 @@ def _venue_letters(text: RawText, candidate: Candidate) -> bool:
     return fuzz.partial_ratio(name, text.letters, score_cutoff=VENUE_LETTERS_FOUND) > 0
 
 
+def _venue_near(text: RawText, candidate: Candidate) -> bool:
+    """Return whether one of the candidate's journal keys stands in the string's abbreviated
+    words nearly letter for letter: OCR damage inside a word ("Al1ergy", "Immunol" cut to
+    "I mmuno 1") changes its abbreviation, so the exact key is not found."""
+    glued = _OCR_LETTERS.sub("m", text.venue.glued)
+    keys = [_OCR_LETTERS.sub("m", k) for k in candidate.venue_keys if len(k) >= VENUE_NEAR_MIN]
+    return any(fuzz.partial_ratio(k, glued, score_cutoff=VENUE_NEAR_FOUND) > 0 for k in keys)
+
+
+def venue_letters_near(written: str, candidate: Candidate) -> bool:
+    """Return whether a text (a parsed "title") is the candidate's journal name letter for
+    letter, spaces and punctuation aside, or nearly so: whole, not a part of it."""
+    letters = _letters(written)
+    name = _letters(candidate.venue)
+    if len(name) < VENUE_LETTERS_MIN or not letters:
+        return False
+    return fuzz.ratio(_OCR_LETTERS.sub("m", name), _OCR_LETTERS.sub("m", letters)) >= (
+        VENUE_LETTERS_FOUND
+    )
+
+
 def _year(text: RawText, candidate: Candidate) -> str:
     if not text.years or not candidate.years:
         return "unknown"
@@ -374,7 +405,12 @@ def validate(
     if candidate.venue_keys and (check.volume or check.title_found):
         check.venue = any(text.venue.contains(k) for k in candidate.venue_keys)
         check.venue = check.venue or _venue_letters(text, candidate)
-    check.locator = check.venue and (candidate.volume, candidate.first_page) in text.pairs
+    located = (candidate.volume, candidate.first_page) in text.pairs
+    if located and candidate.venue_keys and not check.venue and check.first_author:
+        # A title-less reference whose journal OCR damaged: the journal nearly found, with the
+        # first author, the volume and the first page, names the work as the journal does.
+        check.venue_near = _venue_near(text, candidate)
+    check.locator = (check.venue or check.venue_near) and located
     people_named = cited is not None and cited.people_named(candidate)
     check.author_contradicts = _author_contradiction_stands(check, people_named)
     if cited is not None:

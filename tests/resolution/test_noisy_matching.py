@@ -122,3 +122,39 @@ def test_a_journal_name_through_spacing_damage_still_places_the_locator(journals
 def test_an_article_number_split_by_a_space_is_read_whole(journals: None) -> None:
     _, verdict = resolve_raw("P. Lindgren, Inverse Problems 24, 03400 6 (2008).")
     assert verdict.linked is not None and verdict.linked.doi == "10.1088/0266-5611/24/3/034006"
+
+
+@pytest.fixture
+def title_less() -> None:
+    """Works cited without their titles (Elsevier, AIP, ACS), and a look-alike at the same
+    volume and first page in a journal whose key is close."""
+    store_crossref_works(
+        [
+            work("10.1000/immuno", "Anti-inflammatory effects of a seaweed extract in mice", 2009,
+                 "9", "878-885", "Lee", "Park", journal="International Immunopharmacology"),
+            work("10.1000/planning", "Contraceptive use after the first birth", 2001, "32",
+                 "130-146", "Ndiaye", journal="Studies in Family Planning"),
+            work("10.1000/other.journal", "Immune markers in wild populations", 2009, "9",
+                 "878-886", "Osei", journal="International Journal of Immunogenetics"),
+        ]
+    )  # fmt: skip
+
+
+def test_an_ocr_damaged_journal_with_author_volume_and_page_links(title_less: None) -> None:
+    _, verdict = resolve_raw("[138] M.Y. Lee, B.Y. Park, Int Immunopharrnacol 9 (2009) 878–885.")
+    assert verdict.status == "verified_exact", verdict.evidence["decision"]
+    assert verdict.linked is not None and verdict.linked.doi == "10.1000/immuno"
+    assert verdict.evidence["matched"]["venue_nearly_found"] is True
+
+
+def test_a_nearly_found_journal_without_the_first_author_does_not_link(title_less: None) -> None:
+    # The same damaged journal, volume and page, but people who are not the work's authors.
+    _, verdict = resolve_raw("[138] K. Mbeki, R. Santos, Int Immunopharrnacol 9 (2009) 878–885.")
+    assert verdict.linked is None
+
+
+def test_a_damaged_journal_read_as_the_title_links_by_its_locator(title_less: None) -> None:
+    # No authors: the parser reads the damaged journal name as the title.
+    _, verdict = resolve_raw("[7] Studies in Fam ily Planning 32 (2001) l30–146.")
+    assert verdict.status == "verified_exact", verdict.evidence["decision"]
+    assert verdict.linked is not None and verdict.linked.doi == "10.1000/planning"
