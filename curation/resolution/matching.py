@@ -1,7 +1,8 @@
 """Whole-string matching: candidates from the raw text, each validated against it.
 
 Candidates come from three places, searched for a whole batch at once: the parsed title (when
-the parser found one), every (volume, first page) pair of numbers in the string, and — for the
+the parser found one), every (volume, first page) pair of numbers in the string whatever the
+parse says (the works there whose journal or first author the string names first), and — for the
 references still unmatched — the rarest words of the whole string. Each candidate is then
 validated by how its own title, authors, year, volume, first page and journal appear in the
 string (curation.resolution.validate); the parse only breaks ties.
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from curation.resolution import catalogue
-from curation.resolution.catalogue import Candidate, TitleSearch
+from curation.resolution.catalogue import Candidate, LocatorSearch, TitleSearch
 from curation.resolution.conflicts import CitedFields
 from curation.resolution.text import content_tokens, k_of_n, title_norm
 from curation.resolution.validate import (
@@ -54,13 +55,17 @@ def first_candidates(
     texts: Sequence[RawText | None], titles: Sequence[TitleSearch | None]
 ) -> list[list[Candidate]]:
     """Return each reference's candidates by its parsed title and its locator pairs."""
-    pairs = [sorted(t.pairs) if t else [] for t in texts]
-    located = catalogue.locator_candidates(p for ps in pairs for p in ps)
+    located = catalogue.locator_candidates([locator_search(t) if t else None for t in texts])
     by_title = catalogue.title_candidates_batch(titles)
-    found = []
-    for own, titled in zip(pairs, by_title, strict=True):
-        found.append(titled + [c for p in own for c in located.get(p, [])])
-    return found
+    return [titled + own for titled, own in zip(by_title, located, strict=True)]
+
+
+def locator_search(text: RawText) -> LocatorSearch | None:
+    """Return the locator search of a string: its pairs, ranked by its journal and names."""
+    if not text.pairs:
+        return None
+    return LocatorSearch(tuple(sorted(text.pairs)), text.venue.glued,
+                         f" {' '.join(sorted(text.words))} ")  # fmt: skip
 
 
 def string_candidates(
