@@ -302,8 +302,14 @@ def _other_locator(text: RawText, candidate: Candidate, check: Validation) -> di
     pairs = _locator_numbers(text)
     if check.volume:
         pages = [p for v, p in pairs if v == volume]
-        return {"first_page": min(pages, key=lambda p: (len(p), p))} if pages else {}
-    if check.first_page:
+        if pages:
+            return {"first_page": min(pages, key=lambda p: (len(p), p))}
+        bare = text.raw.replace(" ", "")
+        if not (bare.startswith((f"[{volume}]", f"({volume})", f"{volume}.")) and pairs):
+            return {}
+        # The work's volume is only the list label ("[10] F. Raulin, ... 9, 329 (1977)"): the
+        # string's own volume and page are compared below.
+    elif check.first_page:
         volumes = [v for v, p in pairs if p == page]
         return {"volume": min(volumes, key=lambda v: (len(v), v))} if volumes else {}
     if not pairs:
@@ -423,11 +429,15 @@ def validate(
                 candidate,
                 venue_found=any(text.venue.contains(k) for k in candidate.venue_keys),
             )
-        if not (cited.volume or cited.first_page):
+        if not (cited.volume and cited.first_page):
+            # What the parse did not read (OCR damage, an unusual layout) is read from the
+            # string's numbers: only the fields the parse left empty.
             work = {"volume": candidate.volume, "first_page": candidate.first_page,
                     "locator": f"{candidate.volume}:{candidate.first_page}"}  # fmt: skip
+            empty = {"first_page"} if cited.volume else {"volume"} if cited.first_page else None
             for name, value in _other_locator(text, candidate, check).items():
-                check.conflicts[name] = {"reference": value, "work": work[name]}
+                if empty is None or name in empty:
+                    check.conflicts[name] = {"reference": value, "work": work[name]}
     if parsed_title and candidate.title_norm:
         # The parse is a tie-breaker: a small bonus when the parsed title is the candidate's.
         check.parse_bonus = fuzz.ratio(parsed_title, candidate.title_norm) / 100.0

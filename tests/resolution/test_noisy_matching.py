@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from curation.resolution.resolver import resolve_raw
-from curation.resolution.services.catalogue_imports import store_crossref_works
+from curation.resolution.services.catalogue_imports import refresh_title_words, store_crossref_works
 from tests.resolution.test_conflicts import work
 
 pytestmark = pytest.mark.django_db
@@ -158,3 +158,28 @@ def test_a_damaged_journal_read_as_the_title_links_by_its_locator(title_less: No
     _, verdict = resolve_raw("[7] Studies in Fam ily Planning 32 (2001) l30–146.")
     assert verdict.status == "verified_exact", verdict.evidence["decision"]
     assert verdict.linked is not None and verdict.linked.doi == "10.1000/planning"
+
+
+@pytest.fixture
+def same_title_elsewhere() -> None:
+    """A work of the very title a string cites, at another volume and page of its journal."""
+    store_crossref_works(
+        [
+            work("10.1000/sulphur.1978", "The role of sulphur in chemical evolution", 1978, "10",
+                 "540-551", "Raulin", "Toupance", journal="Journal of Molecular Evolution"),
+        ]
+    )  # fmt: skip
+    refresh_title_words()  # the whole-string search finds the title by its words
+
+
+def test_a_list_label_is_not_the_volume_the_strings_own_locator_contradicts(
+    same_title_elsewhere: None,
+) -> None:
+    # "[10]" is the list label, not the volume: the string's 9, 329 contradicts 10, 540 (the
+    # parse, thrown by the damage, read no volume).
+    _, verdict = resolve_raw(
+        "[10] F. Raulin a nd G. To upance, The role of sulphur in chemical evolution, "
+        "Journal of Molecular Evolving 9, 329 (1977)."
+    )
+    assert verdict.linked is None
+    assert "locator" in verdict.evidence["candidates"][0]["conflicts"]
