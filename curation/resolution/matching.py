@@ -23,6 +23,7 @@ from curation.resolution.validate import (
     MIN_EXACT_KEY,
     RawText,
     Validation,
+    candidate_journal_keys,
     prescreen,
     validate,
     venue_letters_near,
@@ -100,7 +101,7 @@ def _is_journal(parsed_title: str | None, check: Validation) -> bool:
     if parsed_title is None or len(_TITLE_WORD.findall(parsed_title)) < 2:
         return True
     venue = VenueText(parsed_title)
-    if any(venue.contains(k) for k in check.candidate.venue_keys):
+    if any(venue.contains(k) for k in candidate_journal_keys(check.candidate)):
         return True
     # "Studies in Fam ily Planning": a journal OCR damaged, read as the title. Its letters are
     # the candidate's journal nearly letter for letter (and the string's volume and first page

@@ -21,6 +21,7 @@ from curation.resolution.scoring import numbers_agree, words_agree
 from curation.resolution.text import fold_name, title_key, title_norm
 from curation.resolution.venues import (
     VenueText,
+    journal_keys,
     locator_pairs,
     ocr_digits,
     page_key,
@@ -334,12 +335,19 @@ def _venue_letters(text: RawText, candidate: Candidate) -> bool:
     return fuzz.partial_ratio(name, text.letters, score_cutoff=VENUE_LETTERS_FOUND) > 0
 
 
+def candidate_journal_keys(candidate: Candidate) -> tuple[str, ...]:
+    """Return the candidate's stored journal keys, then the further keys its container title
+    is written under (venues.journal_keys: the whole-title LTWA form, the main title)."""
+    return tuple(dict.fromkeys((*candidate.venue_keys, *journal_keys(candidate.venue))))
+
+
 def _venue_near(text: RawText, candidate: Candidate) -> bool:
     """Return whether one of the candidate's journal keys stands in the string's abbreviated
     words nearly letter for letter: OCR damage inside a word ("Al1ergy", "Immunol" cut to
     "I mmuno 1") changes its abbreviation, so the exact key is not found."""
     glued = _OCR_LETTERS.sub("m", text.venue.glued)
-    keys = [_OCR_LETTERS.sub("m", k) for k in candidate.venue_keys if len(k) >= VENUE_NEAR_MIN]
+    keys = [_OCR_LETTERS.sub("m", k) for k in candidate_journal_keys(candidate)
+            if len(k) >= VENUE_NEAR_MIN]  # fmt: skip
     return any(fuzz.partial_ratio(k, glued, score_cutoff=VENUE_NEAR_FOUND) > 0 for k in keys)
 
 
@@ -408,11 +416,12 @@ def validate(
         candidate.volume in text.numbers or any(v == candidate.volume for v, _ in text.pairs)
     )  # the pairs also read "01 (2017)" as the year-month volume 1701
     check.first_page = bool(candidate.first_page) and candidate.first_page in text.numbers
-    if candidate.venue_keys and (check.volume or check.title_found):
-        check.venue = any(text.venue.contains(k) for k in candidate.venue_keys)
+    keys = candidate_journal_keys(candidate) if candidate.venue_keys else ()
+    if keys and (check.volume or check.title_found):
+        check.venue = any(text.venue.contains(k) for k in keys)
         check.venue = check.venue or _venue_letters(text, candidate)
     located = (candidate.volume, candidate.first_page) in text.pairs
-    if located and candidate.venue_keys and not check.venue and check.first_author:
+    if located and keys and not check.venue and check.first_author:
         # A title-less reference whose journal OCR damaged: the journal nearly found, with the
         # first author, the volume and the first page, names the work as the journal does.
         check.venue_near = _venue_near(text, candidate)
@@ -427,7 +436,7 @@ def validate(
             check.container_differs = container_differs(
                 cited,
                 candidate,
-                venue_found=any(text.venue.contains(k) for k in candidate.venue_keys),
+                venue_found=any(text.venue.contains(k) for k in keys),
             )
         if not (cited.volume and cited.first_page):
             # What the parse did not read (OCR damage, an unusual layout) is read from the

@@ -137,6 +137,43 @@ def venue_key(name: str) -> str:
     return _plain_key(short or name)
 
 
+# Where a container title's main title ends: a section or subtitle ("Biochimica et Biophysica
+# Acta (BBA) - Molecular Cell Research", "Journal of Geophysical Research: Atmospheres"), or a
+# place ("International Journal of Obesity (London)").
+_MAIN_TITLE_END = re.compile(r"\s*(?:\(|:|\s[-–—]\s|\.\s+[A-Z][a-z]+:)")
+
+
+def _ltwa_title(name: str) -> str:
+    """Return a title abbreviated whole by the LTWA, or "" where pyiso4 cannot: it raises on
+    some titles whose letters change length when transliterated (an IndexError in its
+    capitalisation pass), and one odd container title must not stop a batch."""
+    try:
+        return str(_ltwa()(name, remove_part=False))
+    except (IndexError, KeyError, ValueError):
+        return ""
+
+
+@lru_cache(maxsize=50_000)
+def journal_keys(name: str) -> tuple[str, ...]:
+    """Return every key a journal name may be written under: venue_key of the name; of the name
+    abbreviated whole by the LTWA, whose phrases a word-by-word key misses ("New England" is
+    "N. Engl.", so "N Engl J Med" is the New England Journal of Medicine); and of its main
+    title without a section, subtitle or place (the string may print "Biochim Biophys Acta").
+    """
+    if not name:
+        return ()
+    names = [name]
+    main = _MAIN_TITLE_END.split(name, maxsplit=1)[0].strip()
+    if main and main != name:
+        names.append(main)
+    keys = []
+    for written in names:
+        keys.append(venue_key(written))
+        if len(written) < 255:  # the LTWA pass on a title, not on a long free-text venue
+            keys.append(venue_key(_ltwa_title(written)))
+    return tuple(k for k in dict.fromkeys(keys) if len(k) >= 2)
+
+
 def written_forms(key: str) -> frozenset[str]:
     """Return the keys of every form INSPIRE's list writes the journal of `key` in."""
     return _inspire()[1].get(key, frozenset())

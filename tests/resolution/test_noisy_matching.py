@@ -183,3 +183,34 @@ def test_a_list_label_is_not_the_volume_the_strings_own_locator_contradicts(
     )
     assert verdict.linked is None
     assert "locator" in verdict.evidence["candidates"][0]["conflicts"]
+
+
+@pytest.fixture
+def full_names() -> None:
+    """Works whose container titles are written in full, with a phrase the LTWA abbreviates as
+    one ("New England") and a section after the main title."""
+    store_crossref_works(
+        [
+            work("10.1000/nejm", "Capecitabine and oxaliplatin for advanced esophagogastric "
+                 "cancer", 2008, "358", "36-46", "Cunningham", "Starling",
+                 journal="New England Journal of Medicine"),
+            work("10.1000/bba", "Lamin A processing and the nuclear envelope", 2008, "1783",
+                 "2022-2030", "Verstraeten", journal="Biochimica et Biophysica Acta (BBA) - "
+                 "Molecular Cell Research"),
+        ]
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("raw", "doi"),
+    [
+        ("[129] D. Cunningham, N. Starling, N Engl J Med 358 (2008) 36–46.", "10.1000/nejm"),
+        ("V.L. Verstraeten, Biochim. Biophys. Acta 1783 (2008) 2022–2030.", "10.1000/bba"),
+    ],
+)
+def test_a_title_less_reference_finds_a_journal_written_in_full(
+    full_names: None, raw: str, doi: str
+) -> None:
+    _, verdict = resolve_raw(raw)
+    assert verdict.status == "verified_exact", verdict.evidence["decision"]
+    assert verdict.linked is not None and verdict.linked.doi == doi
