@@ -1,10 +1,12 @@
 """Link precision/recall of the glutton-dev works written in every citation style (issue 25).
 
     python bench/eval_styles.py [--fold dev|held|both] [--styles acs,ieee,...] [--limit N]
-                                [--mistakes FILE] [--check] [--processes N]
+                                [--mistakes FILE] [--check] [--processes N] [--ocr]
 
-Each gold work of glutton-dev is rendered in eight CSL styles and five degradations
-(bench/style_render.py says how, and where each field comes from); a local Crossref catalogue
+Each gold work of glutton-dev is rendered in fifteen CSL style rows (seven of them printing the
+journal's full name, bench/journal_names.py) and five degradations (bench/style_render.py says
+how, and where each field comes from); `--ocr` also scores every row with OCR noise
+("<row>+ocr"); a local Crossref catalogue
 (bench/style_catalogue.py: the gold works less the 15% left out, plus four look-alikes per
 work) is imported through the product's import path into a throwaway test database, and every
 string is resolved offline by the product's resolver, as bench/eval_real.py does.
