@@ -1,10 +1,12 @@
 """Link precision/recall of the glutton-dev works written in every citation style (issue 25).
 
     python bench/eval_styles.py [--fold dev|held|both] [--styles acs,ieee,...] [--limit N]
-                                [--mistakes FILE] [--check] [--processes N]
+                                [--mistakes FILE] [--check] [--processes N] [--ocr]
 
-Each gold work of glutton-dev is rendered in eight CSL styles and five degradations
-(bench/style_render.py says how, and where each field comes from); a local Crossref catalogue
+Each gold work of glutton-dev is rendered in fifteen CSL style rows (seven of them printing the
+journal's full name, bench/journal_names.py) and five degradations (bench/style_render.py says
+how, and where each field comes from); `--ocr` also scores every row with OCR noise
+("<row>+ocr"); a local Crossref catalogue
 (bench/style_catalogue.py: the gold works less the 15% left out, plus four look-alikes per
 work) is imported through the product's import path into a throwaway test database, and every
 string is resolved offline by the product's resolver, as bench/eval_real.py does.
@@ -40,7 +42,16 @@ os.environ["CITEREC_OFFLINE"] = "1"
 
 from real_catalogue import held_aside, load_glutton  # noqa: E402
 from style_catalogue import NEGATIVE_PREFIX, catalogue_items, rendered  # noqa: E402
-from style_render import ROWS, Work, gold_works, left_out, sha1_number  # noqa: E402
+from style_render import (  # noqa: E402
+    OCR_SUFFIX,
+    ROWS,
+    Work,
+    gold_works,
+    left_out,
+    noisy_row,
+    row_string,
+    sha1_number,
+)
 
 VERIFIED = ("verified_exact", "verified_fuzzy")
 TARGET_PRECISION = 0.995  # every row
@@ -121,7 +132,8 @@ def score_row(fold: str, row: str, works: list[Work], strings: dict[str, dict[st
               mistakes: list[dict[str, Any]]) -> Row:  # fmt: skip
     """Resolve one row's strings and score the links against the gold DOIs."""
     started = time.perf_counter()
-    verdicts = resolve([(f"{row}|{w.doi}", strings[w.doi][row]) for w in works])
+    texts = {w.doi: row_string(w, strings[w.doi], row) for w in works}
+    verdicts = resolve([(f"{row}|{w.doi}", texts[w.doi]) for w in works])
     result = Row(row, total=len(works), seconds=time.perf_counter() - started)
     for work, verdict in zip(works, verdicts, strict=True):
         missing = left_out(work.doi)
@@ -138,7 +150,7 @@ def score_row(fold: str, row: str, works: list[Work], strings: dict[str, dict[st
                 result.wrong[kind] += 1
         if (linked and not right) or (not missing and not right):
             mistakes.append({
-                "fold": fold, "style": row, "string": strings[work.doi][row], "gold": work.doi,
+                "fold": fold, "style": row, "string": texts[work.doi], "gold": work.doi,
                 "linked": linked or None, "state": verdict["status"], "left_out": missing,
                 "kind": "wrong link" if linked else "missed",
                 "evidence": _evidence(verdict["evidence"]),
@@ -187,9 +199,13 @@ def main() -> int:
     parser.add_argument("--mistakes", type=Path, help="write wrong and missed links here (JSONL)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--processes", type=int, default=0, help="rendering processes")
+    parser.add_argument("--ocr", action="store_true",
+                        help=f"also score every row with OCR noise (row{OCR_SUFFIX})")  # fmt: skip
     args = parser.parse_args()
     rows = [r.strip() for r in args.styles.split(",") if r.strip()]
-    if unknown := [r for r in rows if r not in ROWS]:
+    if args.ocr:
+        rows += [f"{r}{OCR_SUFFIX}" for r in rows if noisy_row(r) is None and r != "ocr-noise"]
+    if unknown := [r for r in rows if (noisy_row(r) or r) not in ROWS]:
         parser.error(f"unknown style rows {unknown}; known: {', '.join(ROWS)}")
 
     started = time.perf_counter()

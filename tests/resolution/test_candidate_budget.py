@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from curation.catalogue import records as catalogue
 from curation.catalogue.records import Candidate, TitleSearch, title_candidates_batch
 from curation.catalogue.selectivity import all_but_one, title_tsquery
 from curation.catalogue.text import k_of_n
@@ -126,3 +127,28 @@ def test_beside_an_exact_match_only_titles_holding_its_rarest_words_are_read() -
     frequencies = word_frequencies(title.lower().split())
     (found,) = title_candidates_batch([TitleSearch.for_title(title, frequencies)])
     assert {c.arxiv_id for c in found} == {"0901.00001", "0901.00002"}
+
+
+def _at_page_one(doi: str, journal: str, author: str) -> dict[str, Any]:
+    return {"DOI": doi, "type": "journal-article", "title": [f"Report {doi}"],
+            "container-title": [journal], "volume": "12", "page": "1-9",
+            "issued": {"date-parts": [[1990]]}, "author": [{"family": author, "given": "A."}]}  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_a_locator_reads_a_bounded_number_of_works_the_strings_journal_first() -> None:
+    """Many journals have a volume 12 with a page 1: the pair reads at most LOCATOR_PER_PAIR
+    works, the one whose journal the string names (written in full or abbreviated) first,
+    however the DOIs sort."""
+    works = [_at_page_one(f"10.1000/page.one.{n:02d}", f"Journal of Topic {n}", f"Okafor{n}")
+             for n in range(3 * catalogue.LOCATOR_PER_PAIR)]  # fmt: skip
+    works.append(_at_page_one("10.1000/zz.glaciology", "Annals of Glaciology", "Hallet"))
+    store_crossref_works(works)
+    for raw in ("J. Smith, Ann. Glaciol. 12 (1990) 1–9.", "J. Smith, Annals of Glaciology 12, 1"):
+        search = matching.locator_search(RawText(raw))
+        found = catalogue.locator_candidates([search])[0]
+        assert len(found) <= catalogue.LOCATOR_PER_PAIR * len(search.pairs)
+        assert "10.1000/zz.glaciology" in {c.doi for c in found}, raw
+    # No journal named: the first author ranks the work in.
+    found = catalogue.locator_candidates([matching.locator_search(RawText("Hallet B. 12:1"))])[0]
+    assert "10.1000/zz.glaciology" in {c.doi for c in found}

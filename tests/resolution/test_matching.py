@@ -10,7 +10,13 @@ from django.core.management import call_command
 from curation.resolution.models import CrossrefWork, PaperLocator
 from curation.resolution.resolver import resolve_raw
 from curation.resolution.services.catalogue_imports import store_crossref_works
-from curation.resolution.venues import Locator, locator_pairs, parse_journal_ref, venue_key
+from curation.resolution.venues import (
+    Locator,
+    journal_keys,
+    locator_pairs,
+    parse_journal_ref,
+    venue_key,
+)
 from tests.resolution.snapshot import snapshot_line
 
 
@@ -37,6 +43,20 @@ from tests.resolution.snapshot import snapshot_line
 )
 def test_journal_abbreviations_share_one_key(written: str, full: str) -> None:
     assert venue_key(written) == venue_key(full) != ""
+
+
+@pytest.mark.parametrize(
+    ("abbreviated", "full"),
+    [
+        ("N Engl J Med", "New England Journal of Medicine"),  # an LTWA phrase: "N. Engl."
+        ("Biochim Biophys Acta", "Biochimica et Biophysica Acta (BBA) - Molecular Cell Research"),
+        ("J Geophys Res", "Journal of Geophysical Research: Atmospheres"),
+        ("Int J Obes", "International Journal of Obesity (London)"),
+        ("Angew Chem Int Ed", "Angewandte Chemie International Edition"),
+    ],
+)
+def test_a_full_journal_name_has_the_key_of_its_abbreviation(abbreviated: str, full: str) -> None:
+    assert venue_key(abbreviated) in journal_keys(full)
 
 
 def test_series_letters_keep_journals_apart() -> None:

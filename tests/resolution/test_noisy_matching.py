@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from curation.resolution.resolver import resolve_raw
-from curation.resolution.services.catalogue_imports import store_crossref_works
+from curation.resolution.services.catalogue_imports import refresh_title_words, store_crossref_works
 from tests.resolution.test_conflicts import work
 
 pytestmark = pytest.mark.django_db
@@ -122,3 +122,95 @@ def test_a_journal_name_through_spacing_damage_still_places_the_locator(journals
 def test_an_article_number_split_by_a_space_is_read_whole(journals: None) -> None:
     _, verdict = resolve_raw("P. Lindgren, Inverse Problems 24, 03400 6 (2008).")
     assert verdict.linked is not None and verdict.linked.doi == "10.1088/0266-5611/24/3/034006"
+
+
+@pytest.fixture
+def title_less() -> None:
+    """Works cited without their titles (Elsevier, AIP, ACS), and a look-alike at the same
+    volume and first page in a journal whose key is close."""
+    store_crossref_works(
+        [
+            work("10.1000/immuno", "Anti-inflammatory effects of a seaweed extract in mice", 2009,
+                 "9", "878-885", "Lee", "Park", journal="International Immunopharmacology"),
+            work("10.1000/planning", "Contraceptive use after the first birth", 2001, "32",
+                 "130-146", "Ndiaye", journal="Studies in Family Planning"),
+            work("10.1000/other.journal", "Immune markers in wild populations", 2009, "9",
+                 "878-886", "Osei", journal="International Journal of Immunogenetics"),
+        ]
+    )  # fmt: skip
+
+
+def test_an_ocr_damaged_journal_with_author_volume_and_page_links(title_less: None) -> None:
+    _, verdict = resolve_raw("[138] M.Y. Lee, B.Y. Park, Int Immunopharrnacol 9 (2009) 878–885.")
+    assert verdict.status == "verified_exact", verdict.evidence["decision"]
+    assert verdict.linked is not None and verdict.linked.doi == "10.1000/immuno"
+    assert verdict.evidence["matched"]["venue_nearly_found"] is True
+
+
+def test_a_nearly_found_journal_without_the_first_author_does_not_link(title_less: None) -> None:
+    # The same damaged journal, volume and page, but people who are not the work's authors.
+    _, verdict = resolve_raw("[138] K. Mbeki, R. Santos, Int Immunopharrnacol 9 (2009) 878–885.")
+    assert verdict.linked is None
+
+
+def test_a_damaged_journal_read_as_the_title_links_by_its_locator(title_less: None) -> None:
+    # No authors: the parser reads the damaged journal name as the title.
+    _, verdict = resolve_raw("[7] Studies in Fam ily Planning 32 (2001) l30–146.")
+    assert verdict.status == "verified_exact", verdict.evidence["decision"]
+    assert verdict.linked is not None and verdict.linked.doi == "10.1000/planning"
+
+
+@pytest.fixture
+def same_title_elsewhere() -> None:
+    """A work of the very title a string cites, at another volume and page of its journal."""
+    store_crossref_works(
+        [
+            work("10.1000/sulphur.1978", "The role of sulphur in chemical evolution", 1978, "10",
+                 "540-551", "Raulin", "Toupance", journal="Journal of Molecular Evolution"),
+        ]
+    )  # fmt: skip
+    refresh_title_words()  # the whole-string search finds the title by its words
+
+
+def test_a_list_label_is_not_the_volume_the_strings_own_locator_contradicts(
+    same_title_elsewhere: None,
+) -> None:
+    # "[10]" is the list label, not the volume: the string's 9, 329 contradicts 10, 540 (the
+    # parse, thrown by the damage, read no volume).
+    _, verdict = resolve_raw(
+        "[10] F. Raulin a nd G. To upance, The role of sulphur in chemical evolution, "
+        "Journal of Molecular Evolving 9, 329 (1977)."
+    )
+    assert verdict.linked is None
+    assert "locator" in verdict.evidence["candidates"][0]["conflicts"]
+
+
+@pytest.fixture
+def full_names() -> None:
+    """Works whose container titles are written in full, with a phrase the LTWA abbreviates as
+    one ("New England") and a section after the main title."""
+    store_crossref_works(
+        [
+            work("10.1000/nejm", "Capecitabine and oxaliplatin for advanced esophagogastric "
+                 "cancer", 2008, "358", "36-46", "Cunningham", "Starling",
+                 journal="New England Journal of Medicine"),
+            work("10.1000/bba", "Lamin A processing and the nuclear envelope", 2008, "1783",
+                 "2022-2030", "Verstraeten", journal="Biochimica et Biophysica Acta (BBA) - "
+                 "Molecular Cell Research"),
+        ]
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("raw", "doi"),
+    [
+        ("[129] D. Cunningham, N. Starling, N Engl J Med 358 (2008) 36–46.", "10.1000/nejm"),
+        ("V.L. Verstraeten, Biochim. Biophys. Acta 1783 (2008) 2022–2030.", "10.1000/bba"),
+    ],
+)
+def test_a_title_less_reference_finds_a_journal_written_in_full(
+    full_names: None, raw: str, doi: str
+) -> None:
+    _, verdict = resolve_raw(raw)
+    assert verdict.status == "verified_exact", verdict.evidence["decision"]
+    assert verdict.linked is not None and verdict.linked.doi == doi
