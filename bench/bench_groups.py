@@ -26,7 +26,6 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +37,6 @@ SILENT = "J. Smith. Silent data corruption in large training runs. 2023."
 SILENT_OTHER = "Smith, J. (2023). Silent Data Corruption in Large Training Runs. In Proc. SC."
 
 
-@dataclass
-class Listed:
-    index: int
-    label: str | None
-    raw: str
 
 
 def _fill_groups(count: int) -> float:
@@ -104,6 +98,7 @@ def _large_group(members: int) -> None:
 
     from curation.audit import Actor
     from curation.models import Paper, ReferenceGroup
+    from curation.references.listed import ListedReference
     from curation.services import reference_groups, reference_list_import
     from curation.states import ChangeSource
 
@@ -118,7 +113,7 @@ def _large_group(members: int) -> None:
     for n in range(members):
         reference_list_import(
             arxiv_id=f"2601.{n:05d}",
-            references=[Listed(1, "1", SILENT if n % 2 else SILENT_OTHER)],
+            references=[ListedReference(1, SILENT if n % 2 else SILENT_OTHER, label="1")],
             actor=importer,
             reason="bench_groups",
         )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -23,6 +22,7 @@ from curation.models import (
     ReferenceGroup,
     ReferenceGroupMember,
 )
+from curation.references.listed import ListedReference
 from curation.selectors import group_queue, queue_rates
 from curation.services import reference_list_import
 from curation.services.observations import observation_set_state
@@ -39,11 +39,6 @@ SILENT_OTHER = "Smith, J. (2023). Silent Data Corruption in Large Training Runs.
 JUNK = "write newline"
 
 
-@dataclass
-class Listed:
-    index: int
-    label: str | None
-    raw: str
 
 
 @pytest.fixture
@@ -60,7 +55,7 @@ def on_commit(django_capture_on_commit_callbacks: Any) -> Callable[[Callable[[],
 def cite(arxiv_id: str, *texts: str) -> None:
     reference_list_import(
         arxiv_id=arxiv_id,
-        references=[Listed(n, str(n), t) for n, t in enumerate(texts, 1)],
+        references=[ListedReference(n, t, label=str(n)) for n, t in enumerate(texts, 1)],
         actor=IMPORTER,
         reason="test reference list",
     )
