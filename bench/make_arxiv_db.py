@@ -465,8 +465,9 @@ class Loader:
             FROM curation_observation GROUP BY paper_id
             """,
         )
-        # The feed's stored change times, as migration record/0003 fills them (the triggers
-        # that keep them are off during the load).
+        # The feed's stored change times, as migration record/0003's FILL makes them (the
+        # triggers that keep them are off, and its upsert's primary key is dropped, during the
+        # load).
         self.run(
             "record changes",
             """

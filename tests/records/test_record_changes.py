@@ -57,7 +57,7 @@ def test_the_migration_fills_the_times_of_observations_already_there(sample: Non
     RecordChange.objects.all().delete()
 
     with connection.cursor() as cursor:
-        cursor.execute(_MIGRATION._FORWARD[-1])
+        cursor.execute(_MIGRATION.FILL)
 
     assert _stored() == _computed()
     assert _stored()[first.paper_id] == later

@@ -25,7 +25,17 @@ _UNLINKED = (
     "SELECT o.cited_paper_id, n.changed_at FROM old_rows o JOIN new_rows n ON n.id = o.id"
     " WHERE o.cited_paper_id IS DISTINCT FROM n.cited_paper_id"
 )
-_DELETED = "SELECT paper_id, now() FROM old_rows UNION ALL SELECT cited_paper_id, now() FROM old_rows"
+_DELETED = (
+    "SELECT paper_id, now() FROM old_rows UNION ALL SELECT cited_paper_id, now() FROM old_rows"
+)
+
+# Every record's time from the observations already there. (bench/make_arxiv_db.py writes the
+# same times with a plain INSERT: its bulk load drops the primary key this upsert relies on.)
+FILL = _CHANGES.format(
+    rows="SELECT paper_id, changed_at FROM curation_observation UNION ALL"
+    " SELECT cited_paper_id, changed_at FROM curation_observation"
+    " WHERE cited_paper_id IS NOT NULL"
+)
 
 _FORWARD = [
     f"""
@@ -48,13 +58,9 @@ END $$;
     " FOR EACH STATEMENT EXECUTE FUNCTION record_note_changes();",
     "CREATE TRIGGER record_change_delete AFTER DELETE ON curation_observation"
     " REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION record_note_changes();",
-    # The triggers first: a write committed while this runs is not missed, and the fill below
+    # The triggers first: a write committed while this runs is not missed, and the fill
     # only moves a time forward.
-    _CHANGES.format(
-        rows="SELECT paper_id, changed_at FROM curation_observation UNION ALL"
-        " SELECT cited_paper_id, changed_at FROM curation_observation"
-        " WHERE cited_paper_id IS NOT NULL"
-    ),
+    FILL,
 ]
 _BACKWARD = [
     *(
@@ -90,9 +96,7 @@ class Migration(migrations.Migration):
             ],
             options={
                 "db_table": "record_recordchange",
-                "indexes": [
-                    models.Index(fields=["changed_at", "paper"], name="record_change_at")
-                ],
+                "indexes": [models.Index(fields=["changed_at", "paper"], name="record_change_at")],
             },
         ),
         migrations.RunSQL(sql=_FORWARD, reverse_sql=_BACKWARD),
